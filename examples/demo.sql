@@ -1,0 +1,22 @@
+-- What cosid does, in a few statements (run by `make run`).
+\pset footer off
+\echo
+\echo '-- ULIDs: 26 characters, time first, sortable; gen_ulid() draws 80 CSPRNG bits'
+SELECT gen_ulid() AS ulid, ulid_time(gen_ulid()) AS made_at;
+
+\echo '-- gen_ulid_monotonic(): strictly increasing across the whole server'
+SELECT n, gen_ulid_monotonic() AS ulid FROM generate_series(1, 5) n;
+
+\echo '-- a ULID is a time part and a random part (the seed''s worked example)'
+SELECT * FROM ulid_parts('01HTQW311N1KR5G0Y75M3EF00H');
+SELECT ulid_time('01HTQW311N1KR5G0Y75M3EF00H') AS time_of_example;
+
+\echo '-- as a column default and primary key, with range scans by time'
+CREATE TEMP TABLE event (id ulid PRIMARY KEY DEFAULT gen_ulid_monotonic(), what text);
+INSERT INTO event (what) SELECT 'event ' || g FROM generate_series(1, 1000) g;
+SELECT count(*) AS made_in_the_last_minute
+  FROM event WHERE id >= ulid_from_time(now() - interval '1 minute');
+
+\echo '-- same 16 bytes as uuid'
+SELECT u AS ulid, u::uuid AS as_uuid, u::uuid::ulid = u AS round_trip
+  FROM (SELECT '01ARYZ6S410000000000000000'::ulid AS u) s;

@@ -1,0 +1,175 @@
+/*
+ * ulid.c - ULID text, layout and monotonic state machine (no PostgreSQL).
+ */
+#include "ulid.h"
+
+#include <string.h>
+
+static const char crockford_alphabet[32] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/* -1 for every byte that is not a digit; both cases map to the same value. */
+static const int8_t crockford_table[256] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,
+	/* @ A   B   C   D   E   F   G   H   I   J   K   L   M   N   O */
+	-1, 10, 11, 12, 13, 14, 15, 16, 17, -1, 18, 19, -1, 20, 21, -1,
+	/* P Q   R   S   T   U   V   W   X   Y   Z */
+	22, 23, 24, 25, 26, -1, 27, 28, 29, 30, 31, -1, -1, -1, -1, -1,
+	-1, 10, 11, 12, 13, 14, 15, 16, 17, -1, 18, 19, -1, 20, 21, -1,
+	22, 23, 24, 25, 26, -1, 27, 28, 29, 30, 31, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+
+int
+crockford_value(unsigned char c)
+{
+	return crockford_table[c];
+}
+
+char
+crockford_digit(unsigned int v)
+{
+	return crockford_alphabet[v & 31];
+}
+
+static inline uint64_t
+load_be64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline void
+store_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--)
+	{
+		p[i] = (uint8_t) v;
+		v >>= 8;
+	}
+}
+
+UlidParseResult
+ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
+		   size_t *errpos)
+{
+	uint64_t	hi = 0;
+	uint64_t	lo = 0;
+
+	if (len != ULID_TEXT_LEN)
+	{
+		if (errpos)
+			*errpos = len;
+		return ULID_PARSE_LENGTH;
+	}
+	for (size_t i = 0; i < ULID_TEXT_LEN; i++)
+	{
+		int			d = crockford_table[(unsigned char) text[i]];
+
+		if (d < 0)
+		{
+			if (errpos)
+				*errpos = i;
+			return ULID_PARSE_CHARACTER;
+		}
+		hi = (hi << 5) | (lo >> 59);
+		lo = (lo << 5) | (uint64_t) d;
+	}
+	/* 130 bits of text for 128 of value: the top character holds 3 bits. */
+	if (crockford_table[(unsigned char) text[0]] > 7)
+	{
+		if (errpos)
+			*errpos = 0;
+		return ULID_PARSE_OVERFLOW;
+	}
+	store_be64(out, hi);
+	store_be64(out + 8, lo);
+	return ULID_PARSE_OK;
+}
+
+void
+ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN])
+{
+	uint64_t	hi = load_be64(u);
+	uint64_t	lo = load_be64(u + 8);
+
+	for (int k = 0; k < ULID_TEXT_LEN; k++)
+	{
+		int			s = 5 * (ULID_TEXT_LEN - 1 - k);	/* 125 .. 0 */
+		uint64_t	v;
+
+		if (s >= 64)
+			v = hi >> (s - 64);
+		else if (s > 59)
+			v = (lo >> s) | (hi << (64 - s));
+		else
+			v = lo >> s;
+		out[k] = crockford_alphabet[v & 31];
+	}
+}
+
+void
+ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
+		   uint8_t out[ULID_BYTES])
+{
+	for (int i = 5; i >= 0; i--)
+	{
+		out[i] = (uint8_t) unix_ms;
+		unix_ms >>= 8;
+	}
+	memcpy(out + 6, rnd, ULID_RAND_BYTES);
+}
+
+uint64_t
+ulid_time_ms(const uint8_t u[ULID_BYTES])
+{
+	uint64_t	t = 0;
+
+	for (int i = 0; i < 6; i++)
+		t = (t << 8) | u[i];
+	return t;
+}
+
+UlidMonoResult
+ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
+					const uint8_t rnd[ULID_RAND_BYTES],
+					uint8_t out[ULID_BYTES])
+{
+	uint64_t	last_ms = ulid_time_ms(last);
+	int			i;
+
+	if (now_ms > ULID_MAX_TIME)
+		return ULID_MONO_TIME_RANGE;
+
+	if (now_ms > last_ms)
+	{
+		ulid_build(now_ms, rnd, last);
+		memcpy(out, last, ULID_BYTES);
+		return ULID_MONO_OK;
+	}
+
+	/* Same millisecond or the clock went back: the 80-bit part plus one. */
+	for (i = ULID_BYTES - 1; i >= 6; i--)
+	{
+		if (last[i] != 0xFF)
+			break;
+	}
+	if (i < 6)
+		return ULID_MONO_WAIT;	/* all ones: the increment would overflow */
+	last[i]++;
+	memset(last + i + 1, 0, ULID_BYTES - 1 - i);
+	memcpy(out, last, ULID_BYTES);
+	return ULID_MONO_OK;
+}

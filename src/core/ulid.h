@@ -1,0 +1,83 @@
+/*
+ * ulid.h - ULIDs without PostgreSQL: Crockford base32 text, the 128-bit
+ * layout and the monotonic state machine.
+ *
+ * A ULID is 16 bytes, big-endian: 48 bits of Unix milliseconds, then 80
+ * random bits.  Its text is 26 Crockford base32 characters (0-9 A-Z without
+ * I L O U); 26 * 5 = 130 bits, so the first character carries only 3 bits
+ * and must be 0-7.
+ *
+ * Nothing here reads a clock or draws random bytes: the caller passes them
+ * in, so every path is testable with injected values.
+ */
+#ifndef COSID_CORE_ULID_H
+#define COSID_CORE_ULID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ULID_BYTES		16
+#define ULID_TEXT_LEN	26
+#define ULID_TIME_CHARS 10
+#define ULID_RAND_BYTES 10
+#define ULID_MAX_TIME	((UINT64_C(1) << 48) - 1)
+
+typedef enum UlidParseResult
+{
+	ULID_PARSE_OK = 0,
+	ULID_PARSE_LENGTH,			/* not exactly 26 characters */
+	ULID_PARSE_CHARACTER,		/* a character outside Crockford base32 */
+	ULID_PARSE_OVERFLOW			/* first character above '7' */
+} UlidParseResult;
+
+/*
+ * Value of a Crockford base32 character (either case), or -1.  I, L, O and U
+ * are not digits here: the ULID specification excludes them from its text.
+ */
+extern int	crockford_value(unsigned char c);
+
+/* The digit for a value 0..31, upper case. */
+extern char crockford_digit(unsigned int v);
+
+/*
+ * Parse text of len bytes into out.  On failure *errpos (when not NULL) is
+ * the 0-based offset of the offending character, or the length found for
+ * ULID_PARSE_LENGTH.  out is written only on success.
+ */
+extern UlidParseResult ulid_parse(const char *text, size_t len,
+								  uint8_t out[ULID_BYTES], size_t *errpos);
+
+/* Write the 26 characters of u (no terminating NUL). */
+extern void ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN]);
+
+/* Build a ULID from a time (<= ULID_MAX_TIME) and 10 random bytes. */
+extern void ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
+					   uint8_t out[ULID_BYTES]);
+
+/* The 48-bit millisecond time of a ULID. */
+extern uint64_t ulid_time_ms(const uint8_t u[ULID_BYTES]);
+
+/*
+ * Monotonic generation.  The state is the last ULID issued (all zero before
+ * the first).  Given the current time and fresh random bytes:
+ *  - a time later than the last ULID's: fresh random part, new time;
+ *  - the same millisecond, or a clock that went back: the last ULID with its
+ *    80-bit part plus one (the time part stays that of the last ULID);
+ *  - when that increment would overflow 80 bits: ULID_MONO_WAIT, nothing
+ *    issued; the caller waits until the clock passes ulid_time_ms(last) and
+ *    tries again.
+ * ULID_MONO_TIME_RANGE: the time is past the 48-bit end.
+ */
+typedef enum UlidMonoResult
+{
+	ULID_MONO_OK = 0,
+	ULID_MONO_WAIT,
+	ULID_MONO_TIME_RANGE
+} UlidMonoResult;
+
+extern UlidMonoResult ulid_monotonic_next(uint8_t last[ULID_BYTES],
+										  uint64_t now_ms,
+										  const uint8_t rnd[ULID_RAND_BYTES],
+										  uint8_t out[ULID_BYTES]);
+
+#endif							/* COSID_CORE_ULID_H */

@@ -1,0 +1,404 @@
+/*
+ * ulid_type.c - the ulid type: I/O, comparison, hashing, sort support,
+ * time conversions and the two generators.
+ *
+ * A ulid is 16 bytes passed by reference, laid out exactly as uuid is, so
+ * ulid <-> uuid casts need no function.  Ordering is memcmp order, which for
+ * a big-endian time-first value is creation order.
+ */
+#include "cosid.h"
+
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/hyperloglog.h"
+#include "libpq/pqformat.h"
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/sortsupport.h"
+#include "utils/timestamp.h"
+
+typedef struct pg_ulid
+{
+	uint8		data[ULID_BYTES];
+} pg_ulid;
+
+#define DatumGetUlidP(X)	((pg_ulid *) DatumGetPointer(X))
+#define PG_GETARG_ULID_P(n) DatumGetUlidP(PG_GETARG_DATUM(n))
+#define PG_RETURN_ULID_P(x) PG_RETURN_POINTER(x)
+
+/* Microseconds from the Unix epoch to PostgreSQL's (2000-01-01). */
+#define UNIX_TO_PG_USECS \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+PG_FUNCTION_INFO_V1(ulid_in);
+PG_FUNCTION_INFO_V1(ulid_out);
+PG_FUNCTION_INFO_V1(ulid_recv);
+PG_FUNCTION_INFO_V1(ulid_send);
+PG_FUNCTION_INFO_V1(ulid_eq);
+PG_FUNCTION_INFO_V1(ulid_ne);
+PG_FUNCTION_INFO_V1(ulid_lt);
+PG_FUNCTION_INFO_V1(ulid_le);
+PG_FUNCTION_INFO_V1(ulid_gt);
+PG_FUNCTION_INFO_V1(ulid_ge);
+PG_FUNCTION_INFO_V1(ulid_cmp);
+PG_FUNCTION_INFO_V1(ulid_larger);
+PG_FUNCTION_INFO_V1(ulid_smaller);
+PG_FUNCTION_INFO_V1(ulid_sortsupport);
+PG_FUNCTION_INFO_V1(ulid_hash);
+PG_FUNCTION_INFO_V1(ulid_hash_extended);
+PG_FUNCTION_INFO_V1(ulid_time);
+PG_FUNCTION_INFO_V1(ulid_from_time);
+PG_FUNCTION_INFO_V1(ulid_parts);
+PG_FUNCTION_INFO_V1(gen_ulid);
+PG_FUNCTION_INFO_V1(gen_ulid_monotonic);
+
+/* ---------- I/O ---------- */
+
+/*
+ * Input errors are soft on PostgreSQL 16 and later (pg_input_is_valid(),
+ * COPY ... ON_ERROR), hard before.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ulid_input_error(...) ereturn(fcinfo->context, (Datum) 0, __VA_ARGS__)
+#else
+#define ulid_input_error(...) ereport(ERROR, __VA_ARGS__)
+#endif
+
+Datum
+ulid_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	pg_ulid    *result = palloc(sizeof(pg_ulid));
+	size_t		len = strlen(str);
+	size_t		pos = 0;
+
+	switch (ulid_parse(str, len, result->data, &pos))
+	{
+		case ULID_PARSE_OK:
+			break;
+		case ULID_PARSE_LENGTH:
+			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
+							  errdetail("A ULID has %d characters, not %zu.",
+										ULID_TEXT_LEN, len)));
+			break;
+		case ULID_PARSE_CHARACTER:
+			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
+							  errdetail("Character %zu is not a Crockford base32 digit (0-9 and A-Z without I, L, O, U).",
+										pos + 1)));
+			break;
+		case ULID_PARSE_OVERFLOW:
+			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
+							  errdetail("The first character must be 0-7; a larger one overflows 128 bits.")));
+			break;
+	}
+	PG_RETURN_ULID_P(result);
+}
+
+Datum
+ulid_out(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *u = PG_GETARG_ULID_P(0);
+	char	   *out = palloc(ULID_TEXT_LEN + 1);
+
+	ulid_format(u->data, out);
+	out[ULID_TEXT_LEN] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+ulid_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	pg_ulid    *u = palloc(sizeof(pg_ulid));
+
+	memcpy(u->data, pq_getmsgbytes(buf, ULID_BYTES), ULID_BYTES);
+	PG_RETURN_ULID_P(u);
+}
+
+Datum
+ulid_send(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *u = PG_GETARG_ULID_P(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, (char *) u->data, ULID_BYTES);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* ---------- comparison ---------- */
+
+static inline int
+ulid_internal_cmp(const pg_ulid *a, const pg_ulid *b)
+{
+	return memcmp(a->data, b->data, ULID_BYTES);
+}
+
+#define ULID_CMP_FN(name, op) \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(ulid_internal_cmp(PG_GETARG_ULID_P(0), \
+									 PG_GETARG_ULID_P(1)) op 0); \
+}
+
+ULID_CMP_FN(ulid_eq, ==)
+ULID_CMP_FN(ulid_ne, !=)
+ULID_CMP_FN(ulid_lt, <)
+ULID_CMP_FN(ulid_le, <=)
+ULID_CMP_FN(ulid_gt, >)
+ULID_CMP_FN(ulid_ge, >=)
+
+Datum
+ulid_cmp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1)));
+}
+
+Datum
+ulid_larger(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *a = PG_GETARG_ULID_P(0);
+	pg_ulid    *b = PG_GETARG_ULID_P(1);
+
+	PG_RETURN_ULID_P(ulid_internal_cmp(a, b) >= 0 ? a : b);
+}
+
+Datum
+ulid_smaller(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *a = PG_GETARG_ULID_P(0);
+	pg_ulid    *b = PG_GETARG_ULID_P(1);
+
+	PG_RETURN_ULID_P(ulid_internal_cmp(a, b) <= 0 ? a : b);
+}
+
+/* ---------- sort support (as core uuid: abbreviated keys) ---------- */
+
+typedef struct UlidSortState
+{
+	int64		input_count;	/* non-null values seen */
+	bool		estimating;		/* still estimating cardinality */
+	hyperLogLogState abbr_card; /* cardinality of the abbreviated keys */
+} UlidSortState;
+
+static int
+ulid_fast_cmp(Datum x, Datum y, SortSupport ssup)
+{
+	return ulid_internal_cmp(DatumGetUlidP(x), DatumGetUlidP(y));
+}
+
+/*
+ * The abbreviated key is the first 8 bytes read big-endian: 48 bits of time
+ * and 16 random bits, so ULIDs made apart in time never need the full key.
+ */
+static Datum
+ulid_abbrev_convert(Datum original, SortSupport ssup)
+{
+	UlidSortState *st = ssup->ssup_extra;
+	pg_ulid    *u = DatumGetUlidP(original);
+	Datum		res;
+
+	memcpy(&res, u->data, sizeof(Datum));
+	st->input_count++;
+	if (st->estimating)
+	{
+		uint32		tmp;
+
+#if SIZEOF_DATUM == 8
+		tmp = (uint32) res ^ (uint32) ((uint64) res >> 32);
+#else
+		tmp = (uint32) res;
+#endif
+		addHyperLogLog(&st->abbr_card, DatumGetUInt32(hash_uint32(tmp)));
+	}
+	return DatumBigEndianToNative(res);
+}
+
+static bool
+ulid_abbrev_abort(int memtupcount, SortSupport ssup)
+{
+	UlidSortState *st = ssup->ssup_extra;
+	double		abbr_card;
+
+	if (memtupcount < 10000 || st->input_count < 10000 || !st->estimating)
+		return false;
+
+	abbr_card = estimateHyperLogLog(&st->abbr_card);
+
+	/* Clearly worth it: stop counting, keep abbreviating. */
+	if (abbr_card > 100000.0)
+	{
+		st->estimating = false;
+		return false;
+	}
+	/* Fewer than one distinct key in 2000 rows: full comparisons are cheaper. */
+	if (abbr_card < st->input_count / 2000.0 + 0.5)
+		return true;
+	return false;
+}
+
+Datum
+ulid_sortsupport(PG_FUNCTION_ARGS)
+{
+	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
+
+	ssup->comparator = ulid_fast_cmp;
+	ssup->ssup_extra = NULL;
+
+	if (ssup->abbreviate)
+	{
+		MemoryContext oldcontext = MemoryContextSwitchTo(ssup->ssup_cxt);
+		UlidSortState *st = palloc(sizeof(UlidSortState));
+
+		st->input_count = 0;
+		st->estimating = true;
+		initHyperLogLog(&st->abbr_card, 10);
+
+		ssup->ssup_extra = st;
+		ssup->abbrev_full_comparator = ssup->comparator;
+		ssup->comparator = ssup_datum_unsigned_cmp;
+		ssup->abbrev_converter = ulid_abbrev_convert;
+		ssup->abbrev_abort = ulid_abbrev_abort;
+		MemoryContextSwitchTo(oldcontext);
+	}
+	PG_RETURN_VOID();
+}
+
+/* ---------- hashing ---------- */
+
+Datum
+ulid_hash(PG_FUNCTION_ARGS)
+{
+	return hash_any(PG_GETARG_ULID_P(0)->data, ULID_BYTES);
+}
+
+Datum
+ulid_hash_extended(PG_FUNCTION_ARGS)
+{
+	return hash_any_extended(PG_GETARG_ULID_P(0)->data, ULID_BYTES,
+							 PG_GETARG_INT64(1));
+}
+
+/* ---------- time ---------- */
+
+Datum
+ulid_time(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *u = PG_GETARG_ULID_P(0);
+	int64		ms = (int64) ulid_time_ms(u->data);
+
+	/* 48 bits of milliseconds end in the year 10889: always a timestamptz. */
+	PG_RETURN_TIMESTAMPTZ(ms * 1000 - UNIX_TO_PG_USECS);
+}
+
+Datum
+ulid_from_time(PG_FUNCTION_ARGS)
+{
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	static const uint8 zero[ULID_RAND_BYTES] = {0};
+	pg_ulid    *u;
+	int64		unix_us;
+	int64		ms;
+
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range for type ulid"),
+				 errdetail("A ULID holds a finite time from 1970-01-01 to 10889-08-02 UTC.")));
+
+	unix_us = ts + UNIX_TO_PG_USECS;
+	/* floor division: the ULID of the millisecond the instant falls in */
+	ms = unix_us / 1000 - (unix_us % 1000 < 0 ? 1 : 0);
+	if (ms < 0 || (uint64) ms > ULID_MAX_TIME)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range for type ulid: \"%s\"",
+						timestamptz_to_str(ts)),
+				 errdetail("A ULID holds a finite time from 1970-01-01 to 10889-08-02 UTC.")));
+
+	u = palloc(sizeof(pg_ulid));
+	ulid_build((uint64) ms, zero, u->data);
+	PG_RETURN_ULID_P(u);
+}
+
+Datum
+ulid_parts(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *u = PG_GETARG_ULID_P(0);
+	TupleDesc	tupdesc;
+	char		text[ULID_TEXT_LEN];
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	ulid_format(u->data, text);
+	values[0] = PointerGetDatum(cstring_to_text_with_len(text, ULID_TIME_CHARS));
+	values[1] = PointerGetDatum(cstring_to_text_with_len(text + ULID_TIME_CHARS,
+														 ULID_TEXT_LEN - ULID_TIME_CHARS));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* ---------- generation ---------- */
+
+static void
+ulid_time_range_error(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("the clock is past the end of the ULID time range"),
+			 errdetail("A ULID holds at most 2^48 - 1 milliseconds since 1970-01-01.")));
+}
+
+Datum
+gen_ulid(PG_FUNCTION_ARGS)
+{
+	uint8		rnd[ULID_RAND_BYTES];
+	uint64		now = cosid_now_ms();
+	pg_ulid    *u;
+
+	if (unlikely(now > ULID_MAX_TIME))
+		ulid_time_range_error();
+	cosid_random_bytes(rnd, ULID_RAND_BYTES);
+	u = palloc(sizeof(pg_ulid));
+	ulid_build(now, rnd, u->data);
+	PG_RETURN_ULID_P(u);
+}
+
+Datum
+gen_ulid_monotonic(PG_FUNCTION_ARGS)
+{
+	uint8		rnd[ULID_RAND_BYTES];
+	pg_ulid    *u;
+
+	cosid_require_preload("gen_ulid_monotonic()");
+
+	u = palloc(sizeof(pg_ulid));
+	cosid_random_bytes(rnd, ULID_RAND_BYTES);
+	for (;;)
+	{
+		uint64		now = cosid_now_ms();
+		UlidMonoResult r;
+
+		SpinLockAcquire(&cosid_shared->ulid_lock);
+		r = ulid_monotonic_next(cosid_shared->ulid_last, now, rnd, u->data);
+		SpinLockRelease(&cosid_shared->ulid_lock);
+
+		if (likely(r == ULID_MONO_OK))
+			break;
+		if (r == ULID_MONO_TIME_RANGE)
+			ulid_time_range_error();
+		/* 2^80 ULIDs in one millisecond: wait for the next one. */
+		cosid_wait_1ms();
+	}
+	PG_RETURN_ULID_P(u);
+}
