@@ -4,7 +4,7 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGBIN=$("$PG_CONFIG" --bindir)
-PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
 
 # As root, servers and clients run as the postgres OS user; otherwise as us.
 if [ "$(id -u)" -eq 0 ]; then

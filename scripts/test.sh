@@ -96,7 +96,7 @@ suite_regress() {
 		--temp-instance="$WORK/regress/tmp_check" \
 		--temp-config="$WORK/test/cosid.conf" \
 		--inputdir="$WORK" --outputdir="$WORK/regress" --bindir="$PGBIN" \
-		--dbname=cosid_regression $tests >"$WORK/regress.log" 2>&1
+		--encoding=UTF8 --no-locale --dbname=cosid_regression $tests >"$WORK/regress.log" 2>&1
 	rc=$?
 	cat "$WORK/regress.log"
 	[ $rc -eq 0 ] || cat "$WORK/regress/regression.diffs" 2>/dev/null
@@ -110,7 +110,7 @@ suite_isolation() {
 		--temp-instance="$WORK/isolation/tmp_check" \
 		--temp-config="$WORK/test/cosid.conf" \
 		--inputdir="$WORK/test" --outputdir="$WORK/isolation" --bindir="$PGBIN" \
-		--dbname=cosid_isolation $tests >"$WORK/isolation.log" 2>&1
+		--encoding=UTF8 --no-locale --dbname=cosid_isolation $tests >"$WORK/isolation.log" 2>&1
 	rc=$?
 	cat "$WORK/isolation.log"
 	[ $rc -eq 0 ] || cat "$WORK/isolation/output_iso/regression.diffs" "$WORK/isolation/regression.diffs" 2>/dev/null

@@ -15,6 +15,7 @@
 #include "funcapi.h"
 #include "lib/hyperloglog.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -89,8 +90,9 @@ ulid_in(PG_FUNCTION_ARGS)
 		case ULID_PARSE_CHARACTER:
 			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
-							  errdetail("Character %zu is not a Crockford base32 digit (0-9 and A-Z without I, L, O, U).",
-										pos + 1)));
+							  errdetail("Character %d, \"%.*s\", is not a Crockford base32 digit (0-9 and A-Z without I, L, O, U).",
+										pg_mbstrlen_with_len(str, (int) pos) + 1,
+										pg_mblen(str + pos), str + pos)));
 			break;
 		case ULID_PARSE_OVERFLOW:
 			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -159,7 +161,9 @@ ULID_CMP_FN(ulid_ge, >=)
 Datum
 ulid_cmp(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32(ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1)));
+	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
+
+	PG_RETURN_INT32((c > 0) - (c < 0));
 }
 
 Datum

@@ -68,13 +68,11 @@ ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
 	uint64_t	hi = 0;
 	uint64_t	lo = 0;
 
-	if (len != ULID_TEXT_LEN)
-	{
-		if (errpos)
-			*errpos = len;
-		return ULID_PARSE_LENGTH;
-	}
-	for (size_t i = 0; i < ULID_TEXT_LEN; i++)
+	/*
+	 * Characters first, so that text with a foreign (perhaps multibyte)
+	 * character is reported as such rather than as a wrong length.
+	 */
+	for (size_t i = 0; i < len; i++)
 	{
 		int			d = crockford_table[(unsigned char) text[i]];
 
@@ -86,6 +84,12 @@ ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
 		}
 		hi = (hi << 5) | (lo >> 59);
 		lo = (lo << 5) | (uint64_t) d;
+	}
+	if (len != ULID_TEXT_LEN)
+	{
+		if (errpos)
+			*errpos = len;
+		return ULID_PARSE_LENGTH;
 	}
 	/* 130 bits of text for 128 of value: the top character holds 3 bits. */
 	if (crockford_table[(unsigned char) text[0]] > 7)

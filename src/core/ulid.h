@@ -40,9 +40,11 @@ extern int	crockford_value(unsigned char c);
 extern char crockford_digit(unsigned int v);
 
 /*
- * Parse text of len bytes into out.  On failure *errpos (when not NULL) is
- * the 0-based offset of the offending character, or the length found for
- * ULID_PARSE_LENGTH.  out is written only on success.
+ * Parse text of len bytes into out.  Characters are checked before the
+ * length, so the first byte that is not a digit is what gets reported.  On
+ * failure *errpos (when not NULL) is the 0-based offset of the offending
+ * byte, or the length found for ULID_PARSE_LENGTH.  out is written only on
+ * success.
  */
 extern UlidParseResult ulid_parse(const char *text, size_t len,
 								  uint8_t out[ULID_BYTES], size_t *errpos);
