@@ -123,7 +123,7 @@ suite_tap() {
 	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$WORK/tap"
 	as_pg env TESTDIR="$WORK/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
 		COSID_SRC="$WORK" \
-		prove -I "$PGXS_DIR/src/test/perl" -I "$WORK/test/t" "$WORK"/test/t/*.pl \
+		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$WORK/test/t" "$WORK"/test/t/*.pl \
 		>"$WORK/tap.log" 2>&1
 	rc=$?
 	cat "$WORK/tap.log"
@@ -147,7 +147,7 @@ suite_pgtap() {
 	fi
 	cluster_psql "$data" "$port" -d postgres -c "CREATE DATABASE cosid_pgtap"
 	cluster_psql "$data" "$port" -d cosid_pgtap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION cosid"
-	as_pg pg_prove -h "$data" -p "$port" -U "$PG_USER" -d cosid_pgtap \
+	as_pg pg_prove --failures -h "$data" -p "$port" -U "$PG_USER" -d cosid_pgtap \
 		"$WORK"/test/pgtap/*.sql >"$WORK/pgtap.log" 2>&1
 	rc=$?
 	cat "$WORK/pgtap.log"

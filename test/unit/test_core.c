@@ -187,8 +187,17 @@ test_reject_length(void **state)
 	expect_reject("0000000000000000000000000", 25, ULID_PARSE_LENGTH, 25);
 	expect_reject("000000000000000000000000000", 27, ULID_PARSE_LENGTH, 27);
 	expect_reject("", 0, ULID_PARSE_LENGTH, 0);
-	/* The length is checked before any character. */
-	expect_reject("UUUUUUUUUUUUUUUUUUUUUUUUU", 25, ULID_PARSE_LENGTH, 25);
+	/* The length is checked before the first character's range. */
+	expect_reject("8000000000000000000000000", 25, ULID_PARSE_LENGTH, 25);
+	expect_reject("800000000000000000000000000", 27, ULID_PARSE_LENGTH, 27);
+
+	/* Characters are checked before the length. */
+	expect_reject("UUUUUUUUUUUUUUUUUUUUUUUUU", 25, ULID_PARSE_CHARACTER, 0);
+	expect_reject("00000000000000000000000000U", 27, ULID_PARSE_CHARACTER, 26);
+	/* A UTF-8 e-acute as 26th character makes 27 bytes. */
+	expect_reject("01HTQW311N1KR5G0Y75M3EF00\xC3\xA9", 27,
+				  ULID_PARSE_CHARACTER, 25);
+	expect_reject("0\n", 2, ULID_PARSE_CHARACTER, 1);
 }
 
 static void
