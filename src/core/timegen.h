@@ -1,0 +1,192 @@
+/*
+ * timegen.h - layouts and the time-based generator's state machine (CosId
+ * 5.0 "Layout", "TimeBasedGenerator", "Clock regression"), no PostgreSQL.
+ *
+ * An id is, from the high bits down: time since the epoch in the layout's
+ * unit, the node (this server's slot), the sequence.  The caller reads the
+ * clock and passes it in, holds whatever lock guards the state, and does any
+ * waiting this code asks for after releasing it.
+ */
+#ifndef COSID_CORE_TIMEGEN_H
+#define COSID_CORE_TIMEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct CosidLayout
+{
+	int64_t		epoch_ms;		/* Unix milliseconds of time 0 */
+	int64_t		unit_ms;		/* 1 (ms) or 1000 (s) */
+	int			time_bits;
+	int			node_bits;
+	int			seq_bits;
+	int64_t		seq_reset_threshold;
+} CosidLayout;
+
+typedef enum CosidPreset
+{
+	COSID_PRESET_SNOWFLAKE_MS,
+	COSID_PRESET_SNOWFLAKE_S,
+	COSID_PRESET_JS_SAFE_MS,
+	COSID_PRESET_JS_SAFE_S,
+	COSID_PRESET_COSID_80,
+	COSID_PRESET_COUNT
+} CosidPreset;
+
+#define COSID_SNOWFLAKE_EPOCH_MS INT64_C(1577203200000)	/* 2019-12-24T16:00Z */
+
+/* The preset's name ("SNOWFLAKE_MS", ...); NULL past the end. */
+extern const char *cosid_preset_name(CosidPreset p);
+
+/* Find a preset by name (case-insensitive); false when unknown. */
+extern bool cosid_preset_find(const char *name, CosidPreset *p);
+
+/* The preset's layout, threshold at its default. */
+extern CosidLayout cosid_preset_layout(CosidPreset p);
+
+/* 2^(seq_bits - 1) - 1: a new unit restarts a sequence that reached it. */
+extern int64_t cosid_default_seq_reset_threshold(int seq_bits);
+
+/*
+ * Check a layout against the seed's rules; max_total_bits is 63 for ids that
+ * must fit a bigint, larger for cosid80.  On failure returns the JSON key at
+ * fault and writes what was expected into msg.
+ */
+extern const char *cosid_layout_check(const CosidLayout *l, int max_total_bits,
+									  char *msg, size_t msglen);
+
+static inline int
+cosid_layout_total_bits(const CosidLayout *l)
+{
+	return l->time_bits + l->node_bits + l->seq_bits;
+}
+
+static inline int64_t
+cosid_layout_max_time(const CosidLayout *l)
+{
+	return (int64_t) ((UINT64_C(1) << l->time_bits) - 1);
+}
+
+static inline int64_t
+cosid_layout_max_seq(const CosidLayout *l)
+{
+	return (int64_t) ((UINT64_C(1) << l->seq_bits) - 1);
+}
+
+/* Pack parts into an id of at most 63 bits (no range checks). */
+static inline int64_t
+cosid_layout_pack(const CosidLayout *l, int64_t time, int64_t node, int64_t seq)
+{
+	return (int64_t) (((uint64_t) time << (l->node_bits + l->seq_bits)) |
+					  ((uint64_t) node << l->seq_bits) | (uint64_t) seq);
+}
+
+static inline void
+cosid_layout_unpack(const CosidLayout *l, int64_t id, int64_t *time,
+					int64_t *node, int64_t *seq)
+{
+	uint64_t	u = (uint64_t) id;
+
+	*seq = (int64_t) (u & ((UINT64_C(1) << l->seq_bits) - 1));
+	*node = (int64_t) ((u >> l->seq_bits) & ((UINT64_C(1) << l->node_bits) - 1));
+	*time = (int64_t) (u >> (l->seq_bits + l->node_bits));
+}
+
+/* The layout unit a wall-clock time falls in (floor), and its start. */
+static inline int64_t
+cosid_unit_of(const CosidLayout *l, int64_t now_ms)
+{
+	int64_t		d = now_ms - l->epoch_ms;
+
+	return d >= 0 ? d / l->unit_ms : -((-d + l->unit_ms - 1) / l->unit_ms);
+}
+
+static inline int64_t
+cosid_unit_start_ms(const CosidLayout *l, int64_t unit)
+{
+	return l->epoch_ms + unit * l->unit_ms;
+}
+
+/* Clock regression policy: borrow up to, wait up to (ms); FAIL is 0/0. */
+typedef struct CosidClockPolicy
+{
+	int64_t		borrow_ms;
+	int64_t		wait_ms;
+} CosidClockPolicy;
+
+#define COSID_DEFAULT_BORROW_MS 5
+#define COSID_DEFAULT_WAIT_MS	1000
+
+/*
+ * A generator's state, shared by every caller.  last_unit is the unit of the
+ * last id issued (-1: none yet), seq its sequence.
+ */
+typedef struct CosidTimeState
+{
+	int64_t		last_unit;
+	int64_t		seq;
+} CosidTimeState;
+
+#define COSID_TIME_STATE_INIT {-1, 0}
+
+/* The slot window: units may be issued when start_ms <= unit start, now < end_ms. */
+typedef struct CosidWindow
+{
+	int64_t		start_ms;
+	int64_t		end_ms;
+} CosidWindow;
+
+typedef enum CosidNextResult
+{
+	COSID_NEXT_OK,				/* *unit and *seq hold the id's parts */
+	COSID_NEXT_BORROWED,		/* as OK, on the last unit: the clock is behind it */
+	COSID_NEXT_WAIT_SEQUENCE,	/* sequence exhausted: retry at *wait_until_ms */
+	COSID_NEXT_WAIT_CLOCK,		/* clock went back within the wait policy */
+	COSID_NEXT_WAIT_WINDOW,		/* clock before the window start, within the
+								 * wait policy (or window not open yet) */
+	COSID_NEXT_CLOCK_BACKWARDS, /* clock went back beyond the policy */
+	COSID_NEXT_BEFORE_WINDOW,	/* clock before the window start beyond policy */
+	COSID_NEXT_WINDOW_ENDED,	/* now >= window end */
+	COSID_NEXT_TIME_OVERFLOW,	/* past the layout's last unit */
+	COSID_NEXT_BEFORE_EPOCH		/* clock before the layout's epoch */
+} CosidNextResult;
+
+/*
+ * One step of the generator: the id for now_ms, or what stops it.  State
+ * changes only for OK and BORROWED.  For the WAIT results *wait_until_ms is
+ * the wall-clock time to retry at; for CLOCK_BACKWARDS and BEFORE_WINDOW it
+ * is how far behind the clock is (ms).
+ */
+extern CosidNextResult cosid_time_next(const CosidLayout *l,
+									   const CosidClockPolicy *policy,
+									   const CosidWindow *w,
+									   CosidTimeState *st, int64_t now_ms,
+									   int64_t *unit, int64_t *seq,
+									   int64_t *wait_until_ms);
+
+/*
+ * Issue up to n consecutive ids of one unit into units/seqs (for bulk calls).
+ * Returns how many were issued (0 when the first step did not give OK or
+ * BORROWED, with *res saying why, as for cosid_time_next).
+ */
+extern size_t cosid_time_next_many(const CosidLayout *l,
+								   const CosidClockPolicy *policy,
+								   const CosidWindow *w, CosidTimeState *st,
+								   int64_t now_ms, size_t n, int64_t *seqs,
+								   int64_t *unit, CosidNextResult *res,
+								   int64_t *wait_until_ms);
+
+/*
+ * Parse a duration: a whole number of "us", "ms", "s", "m" or "h" ("5ms",
+ * "1s"), into milliseconds (us rounded up).  False when malformed or huge.
+ */
+extern bool cosid_parse_duration_ms(const char *s, int64_t *ms);
+
+/* Unsigned decimal of the 128-bit value hi:lo into buf (>= 40 bytes). */
+extern void cosid_u128_decimal(uint64_t hi, uint64_t lo, char *buf);
+
+/* Parse unsigned decimal into hi:lo; false when malformed or over 128 bits. */
+extern bool cosid_u128_parse(const char *s, size_t len, uint64_t *hi, uint64_t *lo);
+
+#endif							/* COSID_CORE_TIMEGEN_H */
