@@ -7,8 +7,9 @@
 EXTENSION = cosid
 MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
-CORE_OBJS = src/core/ulid.o
-OBJS = src/cosid.o src/random.o src/ulid_type.o $(CORE_OBJS)
+CORE_OBJS = src/core/ulid.o src/core/timegen.o
+OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
+	src/worker.o $(CORE_OBJS)
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: PostgreSQL's own headers and every V1 function (fcinfo) trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
@@ -20,7 +21,7 @@ ISOLATION = $(basename $(notdir $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --temp-config=$(srcdir)/test/cosid.conf
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = test/unit/test_core test/fuzz/fuzz_ulid tmp results \
+EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid tmp results \
 	regression.diffs regression.out test/output_iso
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
@@ -40,9 +41,12 @@ endif
 CORE_SRCS = $(CORE_OBJS:.o=.c)
 CORE_CFLAGS = -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -Isrc
 
-test/unit/test_core: test/unit/test_core.c $(CORE_SRCS) $(wildcard src/core/*.h)
+# One cmocka binary per test/unit/test_*.c, each linked with all of src/core.
+UNIT_TESTS = $(basename $(wildcard test/unit/test_*.c))
+
+test/unit/test_%: test/unit/test_%.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	cc $(CORE_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $@ test/unit/test_core.c $(CORE_SRCS) -lcmocka
+		-o $@ $< $(CORE_SRCS) -lcmocka
 
 test/fuzz/fuzz_ulid: test/fuzz/fuzz_ulid.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
@@ -57,8 +61,8 @@ build-install:
 	$(MAKE) all
 	$(MAKE) install
 
-unit: test/unit/test_core
-	./test/unit/test_core
+unit: $(UNIT_TESTS)
+	for t in $(UNIT_TESTS); do ./$$t || exit 1; done
 
 fuzz: test/fuzz/fuzz_ulid
 
@@ -71,7 +75,7 @@ stop:
 
 test: deps
 	$(MAKE) build-install
-	$(MAKE) test/unit/test_core test/fuzz/fuzz_ulid
+	$(MAKE) $(UNIT_TESTS) test/fuzz/fuzz_ulid
 	bash scripts/test.sh
 
 bench: deps

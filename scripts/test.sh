@@ -3,8 +3,8 @@
 #
 #   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap
 #
-# Expects cosid built and installed and test/unit/test_core and
-# test/fuzz/fuzz_ulid built (make test does both).  Servers run as the postgres
+# Expects cosid built and installed and the unit-test and fuzzer binaries
+# built (make test does both).  Servers run as the postgres
 # OS user when we are root, from a copy of the test files in a scratch
 # directory that user owns; set COSID_KEEP=1 to keep it.
 set -uo pipefail
@@ -60,9 +60,13 @@ count_tap() {
 }
 
 suite_unit() {
-	local log=$WORK/unit.log rc ok bad
-	"$REPO/test/unit/test_core" >"$log" 2>&1
-	rc=$?
+	local log=$WORK/unit.log rc=0 ok bad t
+	: >"$log"
+	for t in "$REPO"/test/unit/test_*; do
+		case "$t" in *.c) continue ;; esac
+		[ -x "$t" ] || continue
+		"$t" >>"$log" 2>&1 || rc=1
+	done
 	cat "$log"
 	ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 	bad=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')

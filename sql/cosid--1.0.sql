@@ -156,3 +156,125 @@ COMMENT ON FUNCTION gen_ulid() IS 'a new ULID: the current millisecond and 80 CS
 CREATE FUNCTION gen_ulid_monotonic() RETURNS ulid
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION gen_ulid_monotonic() IS 'a new ULID greater than every ULID this function made before on this server (needs shared_preload_libraries)';
+
+-------------------------------------------------------------------------------
+-- Generators: one row per generator in cosid.generator (per database).
+-------------------------------------------------------------------------------
+
+CREATE SCHEMA cosid;
+GRANT USAGE ON SCHEMA cosid TO PUBLIC;
+COMMENT ON SCHEMA cosid IS 'cosid''s catalog of generators';
+
+-- The layout columns are what ids were made with: fixed at definition, so a
+-- later change to a preset never changes an existing generator.
+CREATE TABLE cosid.generator (
+	name text PRIMARY KEY,
+	strategy text NOT NULL,
+	config jsonb NOT NULL,
+	epoch_ms bigint NOT NULL,
+	unit_ms integer NOT NULL,
+	time_bits integer NOT NULL,
+	node_bits integer NOT NULL,
+	seq_bits integer NOT NULL,
+	seq_reset_threshold bigint NOT NULL,
+	owner regrole NOT NULL
+);
+COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cosid_define(), cosid_alter() and cosid_drop()';
+SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
+REVOKE ALL ON cosid.generator FROM PUBLIC;
+GRANT SELECT ON cosid.generator TO PUBLIC;
+
+-- Any change to the catalog (also a restore) makes backends re-read it.
+CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_catalog_changed' LANGUAGE C;
+CREATE TRIGGER generator_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.generator
+	FOR EACH STATEMENT EXECUTE FUNCTION cosid.catalog_changed();
+
+CREATE VIEW cosid.generators AS
+	SELECT name, strategy, owner,
+		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
+		   CASE unit_ms WHEN 1 THEN 'ms' ELSE 's' END AS unit,
+		   time_bits, node_bits, seq_bits, seq_reset_threshold,
+		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
+		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
+		   strategy <> 'cosid80'
+			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
+		   config
+	FROM cosid.generator;
+COMMENT ON VIEW cosid.generators IS 'generators of this database with their resolved layout';
+GRANT SELECT ON cosid.generators TO PUBLIC;
+
+CREATE FUNCTION cosid_define(name text, config jsonb) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_define(text, jsonb) IS 'define a generator from a JSON document with the keys of CosId''s configuration';
+
+CREATE FUNCTION cosid_alter(name text, config jsonb) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_alter(text, jsonb) IS 'change the given keys of a generator (codec, clock-regression, seq-reset-threshold, int); null resets a key';
+
+CREATE FUNCTION cosid_drop(name text, if_exists boolean DEFAULT false) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_drop(text, boolean) IS 'drop a generator';
+
+-- issuing
+
+CREATE FUNCTION cosid_next(name text) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next(text) IS 'the next id of a generator';
+
+CREATE FUNCTION cosid_next_text(name text) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next_text(text) IS 'the next id of a generator as text';
+
+CREATE FUNCTION cosid_next_int(name text) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next_int(text) IS 'the next id of a generator as int4; an error past 2147483647';
+
+CREATE FUNCTION cosid_next_many(name text, n integer) RETURNS SETOF bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1000;
+COMMENT ON FUNCTION cosid_next_many(text, integer) IS 'n ids of a generator in one call, in order';
+
+-- layouts
+
+CREATE FUNCTION cosid_unpack(name text, id bigint,
+							 OUT "time" timestamptz, OUT node integer, OUT seq bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_unpack(text, bigint) IS 'when, where and in what order an id was made';
+
+CREATE FUNCTION cosid_unpack(name text, txt text,
+							 OUT "time" timestamptz, OUT node integer, OUT seq bigint)
+	AS 'MODULE_PATHNAME', 'cosid_unpack_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_unpack(text, text) IS 'when, where and in what order an id given as text was made';
+
+CREATE FUNCTION cosid_pack(name text, "time" timestamptz, node integer DEFAULT 0, seq bigint DEFAULT 0)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_pack(text, timestamptz, integer, bigint) IS 'the id with these parts: with the defaults, the lowest id of that time, for range scans';
+
+CREATE FUNCTION cosid_is_js_safe(id bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_is_js_safe(bigint) IS 'whether an id is exact as a JavaScript number (|id| <= 2^53 - 1)';
+
+-- state
+
+CREATE FUNCTION cosid_slot(OUT mode text, OUT slot integer, OUT namespace text, OUT state text,
+						   OUT window_start timestamptz, OUT window_end timestamptz,
+						   OUT renewals bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which it issues ids';
+
+CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
+							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE VIEW cosid_stats AS
+	SELECT g.name, g.strategy,
+		   coalesce(s.issued, 0) AS issued,
+		   coalesce(s.seq_waits, 0) AS seq_waits,
+		   coalesce(s.clock_borrows, 0) AS clock_borrows,
+		   coalesce(s.clock_waits, 0) AS clock_waits,
+		   coalesce(s.clock_failures, 0) AS clock_failures
+	FROM cosid.generator g LEFT JOIN cosid.stats() s USING (name);
+COMMENT ON VIEW cosid_stats IS 'per generator of this database: ids issued and the waits, borrows and failures since the server started';

@@ -1,5 +1,5 @@
 /*
- * cosid.c - module entry point, shared memory and small shared helpers.
+ * cosid.c - module entry point: settings, shared memory, small helpers.
  *
  * The locking rules for shared memory are stated in cosid.h.
  */
@@ -7,20 +7,26 @@
 
 #include <time.h>
 
-#include "fmgr.h"
+#include "datatype/timestamp.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
-#include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/guc.h"
 #include "utils/wait_event.h"
 
 PG_MODULE_MAGIC;
 
 PGDLLEXPORT void _PG_init(void);
 
+int			cosid_machine_bits = 10;
+char	   *cosid_slot_setting = NULL;
+char	   *cosid_namespace = NULL;
+int			cosid_max_generators = 1024;
+
 CosidShared *cosid_shared = NULL;
+HTAB	   *cosid_gen_hash = NULL;
 
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -28,59 +34,158 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 #endif
 
+#define UNIX_TO_PG_USECS \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+/* ---------- settings ---------- */
+
+static bool
+check_slot(char **newval, void **extra, GucSource source)
+{
+	char	   *end;
+	long		v;
+
+	if (pg_strcasecmp(*newval, "lease") == 0)
+		return true;			/* refused at start-up until lease mode exists */
+	errno = 0;
+	v = strtol(*newval, &end, 10);
+	if (*newval[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
+	{
+		GUC_check_errdetail("cosid.slot is a slot number (0 or more) or \"lease\".");
+		return false;
+	}
+	return true;
+}
+
+static void
+define_settings(void)
+{
+	DefineCustomIntVariable("cosid.machine_bits",
+							"Bits of this server's slot: slots are 0 to 2^machine_bits - 1.",
+							"Every time-based generator's layout needs at least this many node bits.",
+							&cosid_machine_bits,
+							10, 0, 31,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.slot",
+							   "This server's slot: a number (a manual slot) or \"lease\".",
+							   "A manual slot must differ from every other server's that shares the id space.",
+							   &cosid_slot_setting,
+							   "0",
+							   PGC_POSTMASTER, 0,
+							   check_slot, NULL, NULL);
+	DefineCustomStringVariable("cosid.namespace",
+							   "Slots are unique within a namespace.",
+							   NULL,
+							   &cosid_namespace,
+							   "default",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("cosid.max_generators",
+							"Generators (across all databases) whose state shared memory can hold.",
+							NULL,
+							&cosid_max_generators,
+							1024, 16, 1000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+#if PG_VERSION_NUM >= 150000
+	MarkGUCPrefixReserved("cosid");
+#else
+	EmitWarningsOnPlaceholders("cosid");
+#endif
+}
+
+/* ---------- shared memory ---------- */
+
 static Size
 cosid_shmem_size(void)
 {
-	return MAXALIGN(sizeof(CosidShared));
+	return add_size(MAXALIGN(sizeof(CosidShared)),
+					hash_estimate_size(cosid_max_generators, sizeof(CosidGenEntry)));
 }
 
-#if PG_VERSION_NUM >= 150000
 static void
 cosid_shmem_request(void)
 {
+#if PG_VERSION_NUM >= 150000
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(cosid_shmem_size());
-}
 #endif
+	RequestAddinShmemSpace(cosid_shmem_size());
+	RequestNamedLWLockTranche("cosid", 1);
+}
 
 static void
 cosid_shmem_startup(void)
 {
 	bool		found;
+	HASHCTL		info;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	cosid_shared = ShmemInitStruct("cosid", cosid_shmem_size(), &found);
+	cosid_shared = ShmemInitStruct("cosid", sizeof(CosidShared), &found);
 	if (!found)
 	{
 		memset(cosid_shared, 0, sizeof(CosidShared));
 		SpinLockInit(&cosid_shared->ulid_lock);
+		pg_atomic_init_u64(&cosid_shared->window_start_ms, 0);
+		pg_atomic_init_u64(&cosid_shared->window_end_ms, 0);
+		pg_atomic_init_u32(&cosid_shared->slot_state, COSID_SLOT_STARTING);
+		pg_atomic_init_u64(&cosid_shared->window_renewals, 0);
+		pg_atomic_init_u64(&cosid_shared->config_generation, 1);
+		cosid_shared->slot = -1;
+		cosid_shared->gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
 	}
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(CosidGenKey);
+	info.entrysize = sizeof(CosidGenEntry);
+	cosid_gen_hash = ShmemInitHash("cosid generators",
+								   cosid_max_generators, cosid_max_generators,
+								   &info, HASH_ELEM | HASH_BLOBS);
 	LWLockRelease(AddinShmemInitLock);
 }
 
 void
 _PG_init(void)
 {
+	define_settings();
+
 	/*
-	 * Shared state exists only when the library is preloaded; loaded later,
-	 * the codecs and the ulid type still work and the rest says why not.
+	 * Shared state and the worker exist only when the library is preloaded;
+	 * loaded later, the codecs and the ulid type still work and the rest
+	 * says why not.
 	 */
-	if (!process_shared_preload_libraries_in_progress)
+	if (!process_shared_preload_libraries_in_progress || IsBinaryUpgrade)
 		return;
+
+	if (pg_strcasecmp(cosid_slot_setting, "lease") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cosid.slot = 'lease' is not supported by this version of cosid"),
+				 errhint("Set cosid.slot to a slot number that no other server sharing the id space uses.")));
+	if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cosid.slot %d does not fit in cosid.machine_bits = %d",
+						cosid_manual_slot(), cosid_machine_bits),
+				 errdetail("Slots run from 0 to %lld.",
+						   (long long) ((INT64CONST(1) << cosid_machine_bits) - 1))));
 
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = cosid_shmem_request;
 #else
-	RequestAddinShmemSpace(cosid_shmem_size());
+	cosid_shmem_request();
 #endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = cosid_shmem_startup;
+
+	cosid_register_worker();
 }
+
+/* ---------- helpers ---------- */
 
 void
 cosid_require_preload(const char *what)
@@ -108,4 +213,40 @@ cosid_wait_1ms(void)
 					 1, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
+}
+
+void
+cosid_wait_until_ms(int64 target_ms)
+{
+	for (;;)
+	{
+		int64		now = (int64) cosid_now_ms();
+
+		CHECK_FOR_INTERRUPTS();
+		if (now >= target_ms)
+			return;
+		if (target_ms - now <= 2)
+		{
+			/* under two milliseconds: a latch timeout would overshoot */
+			pg_spin_delay();
+			continue;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) (target_ms - now - 1), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+TimestampTz
+cosid_ms_to_timestamptz(int64 ms)
+{
+	return (TimestampTz) (ms * 1000 - UNIX_TO_PG_USECS);
+}
+
+int64
+cosid_timestamptz_to_ms(TimestampTz ts)
+{
+	int64		us = ts + UNIX_TO_PG_USECS;
+
+	return us / 1000 - (us % 1000 < 0 ? 1 : 0);
 }

@@ -1,15 +1,31 @@
 /*
  * cosid.h - what the PostgreSQL side of cosid shares between its files.
  *
- * Shared memory (created only when cosid is in shared_preload_libraries):
+ * Shared memory (created only when cosid is in shared_preload_libraries)
+ * holds three things, each with its own rule:
  *
- * CosidShared holds the server-wide state of gen_ulid_monotonic(): the last
- * ULID issued by any backend.  Every backend that calls gen_ulid_monotonic()
- * reads and writes it, and only while holding ulid_lock, a spinlock: the
- * critical section is a clock comparison and a 16-byte increment or copy,
- * with no function call that can error or wait.  Random bytes are drawn and
- * the clock is read before the lock is taken; a wait (the 80-bit part would
- * overflow within one millisecond) happens after it is released.
+ * 1. gen_ulid_monotonic()'s last ULID (ulid_last), read and written by any
+ *    backend only under ulid_lock, a spinlock held for a compare and a
+ *    16-byte copy.
+ *
+ * 2. The slot window (window_start_ms, window_end_ms, slot_state), written
+ *    only by the slot worker and read by every backend without a lock (64-bit
+ *    atomics).  The worker makes a new end durable before it stores it, so a
+ *    backend never issues past a durable end.  At shutdown the worker stores
+ *    end 0 (closing the window) before it reads each generator's last unit,
+ *    so nothing is issued after the time it records.
+ *
+ * 3. Per-generator state (CosidGenEntry, in a hash keyed by database and
+ *    name).  Entries are added under gen_hash_lock (exclusive) and looked up
+ *    under it (shared); they are never removed while the server runs, so a
+ *    backend may keep a pointer to one.  An entry's fields are read and
+ *    written only under its own spinlock, for one short critical section per
+ *    id (check the window, advance the sequence, count); every wait happens
+ *    after it is released.
+ *
+ * config_generation is bumped (atomically) when a transaction that changed
+ * the generator catalog commits; backends compare it with the value their
+ * cached definitions were read at, so the hot path does no catalog lookup.
  *
  * When cosid is not preloaded, cosid_shared is NULL and everything that needs
  * it raises 55000 with a hint naming shared_preload_libraries.
@@ -19,17 +35,76 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "port/atomics.h"
+#include "storage/lwlock.h"
 #include "storage/spin.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
 
+#include "core/timegen.h"
 #include "core/ulid.h"
+
+/* ---------- settings (cosid.c) ---------- */
+
+extern int	cosid_machine_bits;
+extern char *cosid_slot_setting;
+extern char *cosid_namespace;
+extern int	cosid_max_generators;
+
+/* How far ahead of the clock the worker keeps the window end, and when it
+ * extends it (ms). */
+#define COSID_WINDOW_LEAD_MS	1000
+#define COSID_WINDOW_RENEW_MS	700
+
+/* ---------- shared memory ---------- */
+
+typedef enum CosidSlotState
+{
+	COSID_SLOT_STARTING = 0,	/* no window yet */
+	COSID_SLOT_ACTIVE,			/* window open */
+	COSID_SLOT_CLOSED			/* shutting down: window closed for good */
+} CosidSlotState;
+
+typedef struct CosidGenKey
+{
+	Oid			dbid;
+	char		name[NAMEDATALEN];
+} CosidGenKey;
+
+typedef struct CosidGenEntry
+{
+	CosidGenKey key;			/* hash key: must be first */
+	slock_t		mutex;			/* protects everything below */
+	uint32		version;		/* bumped when the layout below is replaced */
+	CosidLayout layout;			/* the layout state is kept in */
+	CosidTimeState state;
+	uint64		issued;
+	uint64		seq_waits;
+	uint64		clock_borrows;
+	uint64		clock_waits;
+	uint64		clock_failures;
+} CosidGenEntry;
 
 typedef struct CosidShared
 {
 	slock_t		ulid_lock;		/* protects ulid_last */
 	uint8		ulid_last[ULID_BYTES];	/* last ULID of gen_ulid_monotonic() */
+
+	pg_atomic_uint64 window_start_ms;	/* written by the worker only */
+	pg_atomic_uint64 window_end_ms; /* written by the worker only */
+	pg_atomic_uint32 slot_state;	/* CosidSlotState, worker only */
+	int			slot;			/* set once by the worker before ACTIVE */
+	pg_atomic_uint64 window_renewals;	/* durable window extensions */
+
+	pg_atomic_uint64 config_generation;
+
+	LWLock	   *gen_hash_lock;	/* protects the hash's structure */
 } CosidShared;
 
 extern CosidShared *cosid_shared;
+extern HTAB *cosid_gen_hash;
 
 /* Raise 55000 unless cosid was loaded by shared_preload_libraries. */
 extern void cosid_require_preload(const char *what);
@@ -42,5 +117,64 @@ extern uint64 cosid_now_ms(void);
 
 /* Sleep about one millisecond, interruptibly (never inside a lock). */
 extern void cosid_wait_1ms(void);
+
+/* Wait until the wall clock reaches target_ms, interruptibly. */
+extern void cosid_wait_until_ms(int64 target_ms);
+
+/* Unix milliseconds <-> timestamptz. */
+extern TimestampTz cosid_ms_to_timestamptz(int64 ms);
+extern int64 cosid_timestamptz_to_ms(TimestampTz ts);
+
+/* ---------- generators (catalog.c) ---------- */
+
+typedef enum CosidStrategy
+{
+	COSID_STRATEGY_SNOWFLAKE,
+	COSID_STRATEGY_COSID80
+} CosidStrategy;
+
+/* A parsed, validated generator definition. */
+typedef struct CosidGenDef
+{
+	char		name[NAMEDATALEN];
+	CosidStrategy strategy;
+	CosidLayout layout;
+	CosidClockPolicy policy;
+	bool		int32;			/* "int": ids must fit int4 */
+	int			uncertainty_bits;
+} CosidGenDef;
+
+/*
+ * A generator as the hot path sees it: the definition and its shared entry,
+ * cached per call site in fn_extra.
+ */
+typedef struct CosidGenCache
+{
+	uint64		shared_generation;
+	uint64		local_generation;
+	uint32		entry_version;
+	CosidGenDef def;
+	CosidGenEntry *entry;		/* NULL when not preloaded */
+	int			name_len;
+	char		name[NAMEDATALEN];
+} CosidGenCache;
+
+extern uint64 cosid_local_generation;
+
+/*
+ * The generator named by the text argument, from the call site's cache when
+ * it is current.  need_entry: the caller issues ids (needs shared state).
+ */
+extern CosidGenCache *cosid_lookup(FunctionCallInfo fcinfo, text *name,
+								   bool need_entry);
+
+/* Re-attach a cache whose entry's layout was replaced by a new definition. */
+extern void cosid_attach_entry(CosidGenCache *c);
+
+/* ---------- the slot worker (worker.c) ---------- */
+
+extern void cosid_register_worker(void);
+extern int	cosid_manual_slot(void);
+PGDLLEXPORT void cosid_worker_main(Datum arg);
 
 #endif							/* COSID_H */

@@ -74,6 +74,15 @@ cosid_layout_max_seq(const CosidLayout *l)
 	return (int64_t) ((UINT64_C(1) << l->seq_bits) - 1);
 }
 
+static inline bool
+cosid_layout_equal(const CosidLayout *a, const CosidLayout *b)
+{
+	return a->epoch_ms == b->epoch_ms && a->unit_ms == b->unit_ms &&
+		a->time_bits == b->time_bits && a->node_bits == b->node_bits &&
+		a->seq_bits == b->seq_bits &&
+		a->seq_reset_threshold == b->seq_reset_threshold;
+}
+
 /* Pack parts into an id of at most 63 bits (no range checks). */
 static inline int64_t
 cosid_layout_pack(const CosidLayout *l, int64_t time, int64_t node, int64_t seq)
@@ -108,6 +117,14 @@ cosid_unit_start_ms(const CosidLayout *l, int64_t unit)
 	return l->epoch_ms + unit * l->unit_ms;
 }
 
+/* Pack parts of any layout (up to 127 bits) into the value hi:lo, and back. */
+extern void cosid_layout_pack128(const CosidLayout *l, int64_t time,
+								 int64_t node, int64_t seq,
+								 uint64_t *hi, uint64_t *lo);
+extern void cosid_layout_unpack128(const CosidLayout *l, uint64_t hi,
+								   uint64_t lo, int64_t *time, int64_t *node,
+								   int64_t *seq);
+
 /* Clock regression policy: borrow up to, wait up to (ms); FAIL is 0/0. */
 typedef struct CosidClockPolicy
 {
@@ -130,11 +147,17 @@ typedef struct CosidTimeState
 
 #define COSID_TIME_STATE_INIT {-1, 0}
 
-/* The slot window: units may be issued when start_ms <= unit start, now < end_ms. */
+/*
+ * The slot window: a unit may be issued when its start is at or after
+ * start_ms and the clock is before end_ms.  Right after a restart start_ms
+ * may lie ahead of a correct clock by the window's lead; open_wait_ms is how
+ * long a caller may wait for it (at least the clock policy's wait).
+ */
 typedef struct CosidWindow
 {
 	int64_t		start_ms;
 	int64_t		end_ms;
+	int64_t		open_wait_ms;
 } CosidWindow;
 
 typedef enum CosidNextResult

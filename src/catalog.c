@@ -1,0 +1,797 @@
+/*
+ * catalog.c - generator definitions: parsing and validating the JSON, the
+ * cosid.generator catalog (define, alter, drop), invalidation at commit, and
+ * the per-call-site cache the hot path resolves a generator through.
+ *
+ * The catalog table is not writable by ordinary roles.  cosid_define() and
+ * friends check what the caller may do, then write as the catalog's owner.
+ */
+#include "cosid.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(cosid_define);
+PG_FUNCTION_INFO_V1(cosid_alter);
+PG_FUNCTION_INFO_V1(cosid_drop);
+PG_FUNCTION_INFO_V1(cosid_catalog_changed);
+
+uint64		cosid_local_generation = 1;
+
+/* ---------- parsing a definition ---------- */
+
+static const char *const known_keys[] = {
+	"strategy", "layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
+	"seq-reset-threshold", "clock-regression", "codec", "int", "uncertainty-bits",
+	NULL
+};
+
+static void def_error(const char *path, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static void
+def_error(const char *path, const char *fmt,...)
+{
+	char		msg[512];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: %s", path, msg)));
+}
+
+static char *
+jbv_type_name(JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return "null";
+		case jbvString:
+			return "a string";
+		case jbvNumeric:
+			return "a number";
+		case jbvBool:
+			return "a boolean";
+		case jbvBinary:
+			return JsonContainerIsArray(v->val.binary.data) ? "an array" : "an object";
+		default:
+			return "a JSON value";
+	}
+}
+
+static char *
+jbv_string(JsonbValue *v, const char *path, const char *expected)
+{
+	if (v->type != jbvString)
+		def_error(path, "expected %s, found %s", expected, jbv_type_name(v));
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+static int64
+jbv_int(JsonbValue *v, const char *path, int64 min, int64 max)
+{
+	char	   *s;
+	char	   *end;
+	long long	x;
+
+	if (v->type == jbvNumeric)
+	{
+		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (*end == '\0' && errno == 0 && x >= min && x <= max)
+			return (int64) x;
+	}
+	def_error(path, "expected an integer from " INT64_FORMAT " to " INT64_FORMAT,
+			  min, max);
+	return 0;					/* keep the compiler quiet */
+}
+
+static bool
+jbv_bool(JsonbValue *v, const char *path)
+{
+	if (v->type != jbvBool)
+		def_error(path, "expected true or false, found %s", jbv_type_name(v));
+	return v->val.boolean;
+}
+
+/* A duration: "5ms", "1s", ... or a number of milliseconds. */
+static int64
+jbv_duration(JsonbValue *v, const char *path)
+{
+	int64		ms;
+
+	if (v->type == jbvNumeric)
+		return jbv_int(v, path, 0, 60000);
+	if (v->type == jbvString)
+	{
+		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+
+		if (cosid_parse_duration_ms(s, &ms) && ms <= 60000)
+			return ms;
+	}
+	def_error(path, "expected a duration of at most 60s such as \"5ms\" or \"1s\"");
+	return 0;
+}
+
+/* Unix milliseconds, or an ISO 8601 time such as "2019-12-24T16:00:00Z". */
+static int64
+jbv_epoch(JsonbValue *v, const char *path)
+{
+	if (v->type == jbvString)
+	{
+		char	   *s = pnstrdup(v->val.string.val, v->val.string.len);
+		TimestampTz ts = 0;
+		bool		ok = true;
+		MemoryContext cxt = CurrentMemoryContext;
+
+		PG_TRY();
+		{
+			ts = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+														 CStringGetDatum(s),
+														 ObjectIdGetDatum(InvalidOid),
+														 Int32GetDatum(-1)));
+		}
+		PG_CATCH();
+		{
+			/* replaced at once by our own error below */
+			MemoryContextSwitchTo(cxt);
+			FlushErrorState();
+			ok = false;
+		}
+		PG_END_TRY();
+		if (ok && !TIMESTAMP_NOT_FINITE(ts))
+			return cosid_timestamptz_to_ms(ts);
+		def_error(path, "expected Unix milliseconds or an ISO 8601 time such as \"2019-12-24T16:00:00Z\"");
+	}
+	return jbv_int(v, path, 0, INT64CONST(1) << 47);
+}
+
+/*
+ * Parse and validate a definition.  check_machine_bits: refuse a layout
+ * whose node bits cannot hold cosid.machine_bits (at definition time; at
+ * lookup time the caller reports that differently).
+ */
+static void
+parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
+				 bool check_machine_bits)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbValue	val;
+	JsonbIteratorToken tok;
+	char	   *strategy = NULL;
+	char	   *preset_name = NULL;
+	bool		have_epoch = false,
+				have_unit = false,
+				have_time = false,
+				have_node = false,
+				have_seq = false,
+				have_threshold = false;
+	int64		epoch = 0,
+				unit = 0,
+				time_bits = 0,
+				node_bits = 0,
+				seq_bits = 0,
+				threshold = 0;
+	CosidPreset preset;
+	char		msg[256];
+	const char *bad;
+	int			max_bits;
+
+	memset(def, 0, sizeof(*def));
+	strlcpy(def->name, name, NAMEDATALEN);
+	def->policy.borrow_ms = COSID_DEFAULT_BORROW_MS;
+	def->policy.wait_ms = COSID_DEFAULT_WAIT_MS;
+
+	if (!JB_ROOT_IS_OBJECT(config) || JB_ROOT_IS_SCALAR(config))
+		def_error("definition", "expected a JSON object such as {\"strategy\": \"snowflake\"}");
+
+	it = JsonbIteratorInit(&config->root);
+	tok = JsonbIteratorNext(&it, &v, true);
+	Assert(tok == WJB_BEGIN_OBJECT);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) == WJB_KEY)
+	{
+		char	   *key = pnstrdup(v.val.string.val, v.val.string.len);
+
+		tok = JsonbIteratorNext(&it, &val, true);
+		Assert(tok == WJB_VALUE);
+
+		if (strcmp(key, "strategy") == 0)
+			strategy = jbv_string(&val, key, "\"snowflake\" or \"cosid80\"");
+		else if (strcmp(key, "layout") == 0)
+			preset_name = jbv_string(&val, key, "a layout name");
+		else if (strcmp(key, "epoch") == 0)
+			epoch = jbv_epoch(&val, key), have_epoch = true;
+		else if (strcmp(key, "unit") == 0)
+		{
+			char	   *u = jbv_string(&val, key, "\"ms\" or \"s\"");
+
+			if (pg_strcasecmp(u, "ms") == 0 || pg_strcasecmp(u, "millis") == 0)
+				unit = 1;
+			else if (pg_strcasecmp(u, "s") == 0 || pg_strcasecmp(u, "seconds") == 0)
+				unit = 1000;
+			else
+				def_error(key, "expected \"ms\" or \"s\", found \"%s\"", u);
+			have_unit = true;
+		}
+		else if (strcmp(key, "time-bits") == 0)
+			time_bits = jbv_int(&val, key, 1, 63), have_time = true;
+		else if (strcmp(key, "node-bits") == 0)
+			node_bits = jbv_int(&val, key, 0, 31), have_node = true;
+		else if (strcmp(key, "seq-bits") == 0)
+			seq_bits = jbv_int(&val, key, 1, 62), have_seq = true;
+		else if (strcmp(key, "seq-reset-threshold") == 0)
+			threshold = jbv_int(&val, key, 0, PG_INT64_MAX), have_threshold = true;
+		else if (strcmp(key, "clock-regression") == 0)
+		{
+			if (val.type == jbvString)
+			{
+				char	   *p = jbv_string(&val, key, "\"FAIL\"");
+
+				if (pg_strcasecmp(p, "FAIL") != 0)
+					def_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\"");
+				def->policy.borrow_ms = 0;
+				def->policy.wait_ms = 0;
+			}
+			else if (val.type == jbvBinary && JsonContainerIsObject(val.val.binary.data))
+			{
+				JsonbIterator *it2 = JsonbIteratorInit(val.val.binary.data);
+				JsonbValue	k2,
+							v2;
+
+				(void) JsonbIteratorNext(&it2, &k2, true);
+				while (JsonbIteratorNext(&it2, &k2, true) == WJB_KEY)
+				{
+					char	   *key2 = pnstrdup(k2.val.string.val, k2.val.string.len);
+					char	   *path2 = psprintf("clock-regression.%s", key2);
+
+					(void) JsonbIteratorNext(&it2, &v2, true);
+					if (strcmp(key2, "borrow-up-to") == 0)
+						def->policy.borrow_ms = jbv_duration(&v2, path2);
+					else if (strcmp(key2, "wait-up-to") == 0)
+						def->policy.wait_ms = jbv_duration(&v2, path2);
+					else
+						def_error(path2, "unknown key; expected \"borrow-up-to\" or \"wait-up-to\"");
+				}
+			}
+			else
+				def_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\", found %s",
+						  jbv_type_name(&val));
+		}
+		else if (strcmp(key, "codec") == 0)
+		{
+			if (!(val.type == jbvBinary && JsonContainerIsArray(val.val.binary.data)))
+				def_error(key, "expected a JSON array of codec items, found %s", jbv_type_name(&val));
+		}
+		else if (strcmp(key, "int") == 0)
+			def->int32 = jbv_bool(&val, key);
+		else if (strcmp(key, "uncertainty-bits") == 0)
+			def->uncertainty_bits = (int) jbv_int(&val, key, 0, 62);
+		else
+		{
+			StringInfoData keys;
+
+			initStringInfo(&keys);
+			for (int i = 0; known_keys[i]; i++)
+				appendStringInfo(&keys, "%s%s", i ? ", " : "", known_keys[i]);
+			def_error(key, "unknown key; expected one of %s", keys.data);
+		}
+	}
+
+	if (strategy == NULL || pg_strcasecmp(strategy, "snowflake") == 0)
+		def->strategy = COSID_STRATEGY_SNOWFLAKE;
+	else if (pg_strcasecmp(strategy, "cosid80") == 0)
+		def->strategy = COSID_STRATEGY_COSID80;
+	else
+		def_error("strategy", "expected \"snowflake\" or \"cosid80\", found \"%s\"", strategy);
+
+	if (preset_name == NULL)
+		preset = def->strategy == COSID_STRATEGY_COSID80 ?
+			COSID_PRESET_COSID_80 : COSID_PRESET_SNOWFLAKE_MS;
+	else if (!cosid_preset_find(preset_name, &preset))
+		def_error("layout", "expected SNOWFLAKE_MS, SNOWFLAKE_S, JS_SAFE_MS, JS_SAFE_S or COSID_80, found \"%s\"",
+				  preset_name);
+
+	def->layout = cosid_preset_layout(preset);
+	if (have_epoch)
+		def->layout.epoch_ms = epoch;
+	if (have_unit)
+		def->layout.unit_ms = unit;
+	if (have_time)
+		def->layout.time_bits = (int) time_bits;
+	if (have_node)
+		def->layout.node_bits = (int) node_bits;
+	if (have_seq)
+		def->layout.seq_bits = (int) seq_bits;
+	def->layout.seq_reset_threshold = have_threshold ? threshold :
+		cosid_default_seq_reset_threshold(def->layout.seq_bits);
+
+	max_bits = def->strategy == COSID_STRATEGY_COSID80 ? 127 : 63;
+	bad = cosid_layout_check(&def->layout, max_bits, msg, sizeof(msg));
+	if (bad)
+	{
+		if (strcmp(bad, "layout") == 0 && def->strategy == COSID_STRATEGY_SNOWFLAKE)
+			def_error(bad, "%s (an id longer than 63 bits needs strategy \"cosid80\")", msg);
+		def_error(bad, "%s", msg);
+	}
+
+	if (def->strategy == COSID_STRATEGY_COSID80)
+	{
+		if (def->int32)
+			def_error("int", "not available for strategy \"cosid80\", whose ids are text");
+		if (def->uncertainty_bits)
+			def_error("uncertainty-bits", "not available for strategy \"cosid80\", whose ids are text");
+	}
+	else if (cosid_layout_total_bits(&def->layout) + def->uncertainty_bits > 63)
+		def_error("uncertainty-bits",
+				  "the layout has %d bits, so at most %d more fit in 63",
+				  cosid_layout_total_bits(&def->layout),
+				  63 - cosid_layout_total_bits(&def->layout));
+
+	if (check_machine_bits && def->layout.node_bits < cosid_machine_bits)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node-bits: the layout has %d node bits, fewer than cosid.machine_bits (%d)",
+						def->layout.node_bits, cosid_machine_bits),
+				 errdetail("Every time-based layout must hold this server's slot."),
+				 errhint("Use a layout with more node bits, or set cosid.machine_bits to %d or less.",
+						 def->layout.node_bits)));
+}
+
+/* ---------- the catalog ---------- */
+
+static void
+check_name(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len == 0 || len >= NAMEDATALEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid generator name \"%s\"", name),
+				 errdetail("A generator name has 1 to %d bytes.", NAMEDATALEN - 1)));
+}
+
+static Oid
+catalog_relid(void)
+{
+	return RangeVarGetRelid(makeRangeVar("cosid", "generator", -1), NoLock, false);
+}
+
+/*
+ * Run a statement on the catalog as its owner: ordinary roles cannot write
+ * it, and the checks that matter have been made by the caller.
+ */
+static int
+catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
+			 const char *nulls, bool read_only)
+{
+	Oid			save_uid;
+	int			save_ctx;
+	HeapTuple	tp;
+	Oid			owner;
+	int			ret;
+
+	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog_relid()));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for cosid.generator");
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+
+	GetUserIdAndSecContext(&save_uid, &save_ctx);
+	SetUserIdAndSecContext(owner, save_ctx | SECURITY_LOCAL_USERID_CHANGE);
+	ret = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, read_only, 0);
+	SetUserIdAndSecContext(save_uid, save_ctx);
+	return ret;
+}
+
+static void
+check_owner(const char *name, Oid owner)
+{
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of generator \"%s\"", name),
+				 errdetail("Generator \"%s\" is owned by role %s.", name,
+						   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)")));
+}
+
+static void
+unknown_generator(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("generator \"%s\" does not exist", name),
+			 errhint("Define it with cosid_define(); cosid.generators lists those of this database.")));
+}
+
+/* Commit-time invalidation (see cosid.h). */
+static bool catalog_dirty = false;
+static bool xact_callbacks_registered = false;
+
+static void
+cosid_xact_callback(XactEvent event, void *arg)
+{
+	if (!catalog_dirty)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_PRE_PREPARE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot prepare a transaction that changed cosid generators")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			if (cosid_shared)
+				pg_atomic_fetch_add_u64(&cosid_shared->config_generation, 1);
+			/* FALLTHROUGH */
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			catalog_dirty = false;
+			cosid_local_generation++;
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+cosid_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && catalog_dirty)
+		cosid_local_generation++;
+}
+
+static void
+mark_catalog_changed(void)
+{
+	if (!xact_callbacks_registered)
+	{
+		RegisterXactCallback(cosid_xact_callback, NULL);
+		RegisterSubXactCallback(cosid_subxact_callback, NULL);
+		xact_callbacks_registered = true;
+	}
+	catalog_dirty = true;
+	cosid_local_generation++;
+}
+
+/* Statement trigger on cosid.generator: any change, e.g. by a restore. */
+Datum
+cosid_catalog_changed(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "cosid_catalog_changed: not called as a trigger");
+	mark_catalog_changed();
+	return PointerGetDatum(NULL);
+}
+
+static void
+layout_values(const CosidGenDef *def, Datum *values)
+{
+	values[0] = Int64GetDatum(def->layout.epoch_ms);
+	values[1] = Int32GetDatum((int32) def->layout.unit_ms);
+	values[2] = Int32GetDatum(def->layout.time_bits);
+	values[3] = Int32GetDatum(def->layout.node_bits);
+	values[4] = Int32GetDatum(def->layout.seq_bits);
+	values[5] = Int64GetDatum(def->layout.seq_reset_threshold);
+}
+
+static const char *
+strategy_name(CosidStrategy s)
+{
+	return s == COSID_STRATEGY_COSID80 ? "cosid80" : "snowflake";
+}
+
+Datum
+cosid_define(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *config = PG_GETARG_JSONB_P(1);
+	CosidGenDef def;
+	Oid			argtypes[10] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID};
+	Datum		values[10];
+
+	check_name(name);
+	parse_definition(name, config, &def, true);
+
+	SPI_connect();
+	values[0] = CStringGetTextDatum(name);
+	if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name = $1",
+					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("generator \"%s\" already exists", name),
+				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+
+	values[1] = CStringGetTextDatum(strategy_name(def.strategy));
+	values[2] = JsonbPGetDatum(config);
+	layout_values(&def, &values[3]);
+	values[9] = ObjectIdGetDatum(GetUserId());
+	if (catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner) "
+					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::regrole)",
+					 10, argtypes, values, NULL, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not insert into cosid.generator");
+	SPI_finish();
+	mark_catalog_changed();
+	PG_RETURN_VOID();
+}
+
+/* Read the stored row of a generator: 42704 when there is none. */
+static void
+read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
+		 Oid *owner)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+	char	   *strategy;
+
+	if (catalog_exec(for_update ?
+					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+					 "seq_reset_threshold, owner::oid FROM cosid.generator WHERE name = $1 FOR UPDATE" :
+					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+					 "seq_reset_threshold, owner::oid FROM cosid.generator WHERE name = $1",
+					 1, argtypes, values, NULL, !for_update) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed == 0)
+		unknown_generator(name);
+
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
+	*config = DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 2, &isnull));
+	stored->strategy = strcmp(strategy, "cosid80") == 0 ?
+		COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
+	stored->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+	stored->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+	stored->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	stored->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+	stored->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+	stored->layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
+	*owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
+}
+
+/* What cosid_alter() must refuse: anything that could issue an id again. */
+static void
+check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
+{
+	const char *key = NULL;
+
+	if (old->strategy != new->strategy)
+		key = "strategy";
+	else if (old->layout.epoch_ms != new->layout.epoch_ms)
+		key = "epoch";
+	else if (old->layout.unit_ms != new->layout.unit_ms)
+		key = "unit";
+	else if (old->layout.time_bits != new->layout.time_bits)
+		key = "time-bits";
+	else if (old->layout.node_bits != new->layout.node_bits)
+		key = "node-bits";
+	else if (old->layout.seq_bits != new->layout.seq_bits)
+		key = "seq-bits";
+	else if (old->uncertainty_bits != new->uncertainty_bits)
+		key = "uncertainty-bits";
+	if (key)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: cannot change the %s of generator \"%s\"", key,
+						strcmp(key, "strategy") == 0 ? "strategy" : "layout", name),
+				 errdetail("Changing the strategy, epoch, unit, bit widths or uncertainty bits could issue an id again."),
+				 errhint("Define a new generator instead; cosid_alter() changes the codec, clock-regression, seq-reset-threshold and int.")));
+}
+
+Datum
+cosid_alter(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *patch = PG_GETARG_JSONB_P(1);
+	Jsonb	   *config;
+	Jsonb	   *merged;
+	CosidGenDef stored;
+	CosidGenDef old;
+	CosidGenDef new;
+	Oid			owner;
+	Oid			argtypes[5] = {TEXTOID, JSONBOID, INT8OID, OIDOID, OIDOID};
+	Datum		values[3];
+
+	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
+		def_error("definition", "expected a JSON object of the keys to change");
+
+	SPI_connect();
+	memset(&stored, 0, sizeof(stored));
+	read_row(name, true, &config, &stored, &owner);
+	check_owner(name, owner);
+
+	/* The patch replaces top-level keys; a key set to null goes back to its default. */
+	merged = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
+												DirectFunctionCall2(jsonb_concat,
+																	JsonbPGetDatum(config),
+																	JsonbPGetDatum(patch))));
+	parse_definition(name, config, &old, false);
+	parse_definition(name, merged, &new, false);
+	/* the stored layout is what ids were made with, whatever the presets say now */
+	old.layout = stored.layout;
+	old.strategy = stored.strategy;
+	check_alter(name, &old, &new);
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = JsonbPGetDatum(merged);
+	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
+	if (catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 WHERE name = $1",
+					 3, argtypes, values, NULL, false) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update cosid.generator");
+	SPI_finish();
+	mark_catalog_changed();
+	PG_RETURN_VOID();
+}
+
+Datum
+cosid_drop(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	bool		if_exists = PG_GETARG_BOOL(1);
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	Jsonb	   *config;
+	CosidGenDef stored;
+	Oid			owner;
+
+	SPI_connect();
+	if (if_exists)
+	{
+		if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name = $1",
+						 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid.generator");
+		if (SPI_processed == 0)
+		{
+			SPI_finish();
+			ereport(NOTICE,
+					(errmsg("generator \"%s\" does not exist, skipping", name)));
+			PG_RETURN_VOID();
+		}
+	}
+	read_row(name, true, &config, &stored, &owner);
+	check_owner(name, owner);
+	if (catalog_exec("DELETE FROM cosid.generator WHERE name = $1",
+					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from cosid.generator");
+	SPI_finish();
+	mark_catalog_changed();
+	PG_RETURN_VOID();
+}
+
+/* ---------- lookup for the hot path ---------- */
+
+void
+cosid_attach_entry(CosidGenCache *c)
+{
+	CosidGenKey key;
+	CosidGenEntry *e;
+	bool		found;
+
+	memset(&key, 0, sizeof(key));
+	key.dbid = MyDatabaseId;
+	strlcpy(key.name, c->def.name, NAMEDATALEN);
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	e = hash_search(cosid_gen_hash, &key, HASH_FIND, NULL);
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	if (e == NULL)
+	{
+		LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
+		e = hash_search(cosid_gen_hash, &key, HASH_ENTER_NULL, &found);
+		if (e == NULL)
+		{
+			LWLockRelease(cosid_shared->gen_hash_lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("too many cosid generators in use"),
+					 errdetail("Shared memory holds the state of %d generators across all databases.",
+							   cosid_max_generators),
+					 errhint("Raise cosid.max_generators and restart the server.")));
+		}
+		if (!found)
+		{
+			SpinLockInit(&e->mutex);
+			e->version = 1;
+			e->layout = c->def.layout;
+			e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
+			e->issued = e->seq_waits = e->clock_borrows = 0;
+			e->clock_waits = e->clock_failures = 0;
+		}
+		LWLockRelease(cosid_shared->gen_hash_lock);
+	}
+
+	/* Redefined with another layout: its state means nothing any more. */
+	SpinLockAcquire(&e->mutex);
+	if (!cosid_layout_equal(&e->layout, &c->def.layout))
+	{
+		e->layout = c->def.layout;
+		e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
+		e->version++;
+	}
+	c->entry_version = e->version;
+	SpinLockRelease(&e->mutex);
+	c->entry = e;
+}
+
+CosidGenCache *
+cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
+{
+	CosidGenCache *c = (CosidGenCache *) fcinfo->flinfo->fn_extra;
+	int			len = VARSIZE_ANY_EXHDR(name);
+	uint64		generation;
+	char	   *cname;
+	Jsonb	   *config;
+	CosidGenDef stored;
+	Oid			owner;
+
+	generation = cosid_shared ? pg_atomic_read_u64(&cosid_shared->config_generation) : 0;
+	if (likely(c != NULL &&
+			   c->shared_generation == generation &&
+			   c->local_generation == cosid_local_generation &&
+			   c->name_len == len &&
+			   memcmp(c->name, VARDATA_ANY(name), len) == 0 &&
+			   (c->entry != NULL || !need_entry)))
+		return c;
+
+	if (need_entry)
+		cosid_require_preload("issuing ids");
+
+	cname = text_to_cstring(name);
+	if (len == 0 || len >= NAMEDATALEN)
+		unknown_generator(cname);
+	if (c == NULL)
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CosidGenCache));
+	c->name_len = 0;			/* invalid until filled in */
+	c->entry = NULL;
+
+	SPI_connect();
+	memset(&stored, 0, sizeof(stored));
+	read_row(cname, false, &config, &stored, &owner);
+	parse_definition(cname, config, &c->def, false);
+	SPI_finish();
+	c->def.strategy = stored.strategy;
+	c->def.layout = stored.layout;
+
+	if (c->def.layout.node_bits < cosid_machine_bits)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("generator \"%s\" has %d node bits, fewer than cosid.machine_bits (%d)",
+						cname, c->def.layout.node_bits, cosid_machine_bits),
+				 errdetail("This server's slot does not fit the generator's layout."),
+				 errhint("Set cosid.machine_bits to %d or less, or define a generator with more node bits.",
+						 c->def.layout.node_bits)));
+
+	if (need_entry)
+		cosid_attach_entry(c);
+	c->shared_generation = generation;
+	c->local_generation = cosid_local_generation;
+	memcpy(c->name, VARDATA_ANY(name), len);
+	c->name_len = len;
+	return c;
+}

@@ -1,0 +1,556 @@
+/*
+ * generate.c - issuing time-based ids, packing and unpacking them, and the
+ * views of generator and slot state.
+ *
+ * Hot path (cosid_next): the call site's cached generator (catalog.c), the
+ * clock, then one spinlock section on the generator's shared entry that
+ * checks the slot window and advances the sequence.  Waits (sequence used up,
+ * clock behind, window not yet open) happen after the lock is released.
+ */
+#include "cosid.h"
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(cosid_next);
+PG_FUNCTION_INFO_V1(cosid_next_text);
+PG_FUNCTION_INFO_V1(cosid_next_int);
+PG_FUNCTION_INFO_V1(cosid_next_many);
+PG_FUNCTION_INFO_V1(cosid_unpack);
+PG_FUNCTION_INFO_V1(cosid_unpack_text);
+PG_FUNCTION_INFO_V1(cosid_pack);
+PG_FUNCTION_INFO_V1(cosid_is_js_safe);
+PG_FUNCTION_INFO_V1(cosid_stats);
+PG_FUNCTION_INFO_V1(cosid_slot);
+
+#define JS_MAX_SAFE_INTEGER ((INT64CONST(1) << 53) - 1)
+
+/* How long a backend waits for a window the worker has not opened or renewed. */
+#define WINDOW_GRACE_MS 2000
+
+static const char *
+ms_text(int64 ms)
+{
+	return timestamptz_to_str(cosid_ms_to_timestamptz(ms));
+}
+
+/*
+ * Raise the error for a result that stops issuing.  behind_ms is what
+ * cosid_time_next() left in *wait_until_ms for these results.
+ */
+static void
+report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
+{
+	const char *name = c->def.name;
+
+	switch (r)
+	{
+		case COSID_NEXT_CLOCK_BACKWARDS:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("clock moved backwards by " INT64_FORMAT " ms: generator \"%s\" will not issue an id",
+							behind_ms, name),
+					 errdetail("Its clock-regression policy borrows up to " INT64_FORMAT " ms and waits up to " INT64_FORMAT " ms.",
+							   c->def.policy.borrow_ms, c->def.policy.wait_ms),
+					 errhint("Ids are issued again once the clock has caught up.")));
+			break;
+		case COSID_NEXT_BEFORE_WINDOW:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("clock is " INT64_FORMAT " ms behind the start of this server's slot window",
+							behind_ms),
+					 errdetail("The window starts at %s, where the previous holder of slot %d stopped; ids issued before then could be issued again.",
+							   ms_text((int64) pg_atomic_read_u64(&cosid_shared->window_start_ms)),
+							   cosid_shared->slot),
+					 errhint("Ids are issued again once the clock reaches the window start.")));
+			break;
+		case COSID_NEXT_TIME_OVERFLOW:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("generator \"%s\" has run out of time: the clock is past the end of its layout", name),
+					 errdetail("Its layout holds %d bits of time in %s from its epoch.",
+							   c->def.layout.time_bits, c->def.layout.unit_ms == 1 ? "milliseconds" : "seconds")));
+			break;
+		case COSID_NEXT_BEFORE_EPOCH:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("clock is before the epoch of generator \"%s\" (%s)",
+							name, ms_text(c->def.layout.epoch_ms))));
+			break;
+		case COSID_NEXT_WINDOW_ENDED:
+			switch ((CosidSlotState) pg_atomic_read_u32(&cosid_shared->slot_state))
+			{
+				case COSID_SLOT_STARTING:
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("this server has no slot window yet"),
+							 errdetail("The cosid slot worker has not opened a window for slot %s.",
+									   cosid_slot_setting),
+							 errhint("Check the server log for messages from the cosid slot worker.")));
+					break;
+				case COSID_SLOT_CLOSED:
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("this server's slot window is closed because the server is shutting down")));
+					break;
+				default:
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("this server's slot window ended at %s and was not extended",
+									ms_text((int64) pg_atomic_read_u64(&cosid_shared->window_end_ms))),
+							 errdetail("Ids are issued only inside a window the slot worker has made durable."),
+							 errhint("Check the server log for messages from the cosid slot worker.")));
+					break;
+			}
+			break;
+		default:
+			elog(ERROR, "unexpected generator result %d", (int) r);
+	}
+}
+
+/*
+ * Issue up to n ids (n >= 1) of one unit: the slot they were issued under
+ * in *slot, the unit in *unit, sequences in seqs.
+ * Returns how many.  Waits and retries as the result asks, outside the lock.
+ */
+static size_t
+issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
+{
+	bool		counted_seq_wait = false;
+	bool		counted_clock_wait = false;
+	int64		window_wait_since = -1;
+
+	for (;;)
+	{
+		CosidGenEntry *e = c->entry;
+		int64		now = (int64) cosid_now_ms();
+		CosidWindow w;
+		CosidNextResult r;
+		int64		wait_until = 0;
+		size_t		got;
+
+		SpinLockAcquire(&e->mutex);
+		if (unlikely(e->version != c->entry_version))
+		{
+			/* redefined with another layout since this call site looked */
+			SpinLockRelease(&e->mutex);
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("generator \"%s\" was redefined while in use", c->def.name),
+					 errhint("Run the statement again.")));
+		}
+		/* read inside the lock: see cosid.h on closing the window */
+		w.start_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_start_ms);
+		w.end_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
+		w.open_wait_ms = COSID_WINDOW_LEAD_MS;
+		pg_read_barrier();
+		*slot = cosid_shared->slot;	/* published before the window */
+		if (n == 1)
+		{
+			r = cosid_time_next(&c->def.layout, &c->def.policy, &w, &e->state,
+								now, unit, seqs, &wait_until);
+			got = (r == COSID_NEXT_OK || r == COSID_NEXT_BORROWED) ? 1 : 0;
+		}
+		else
+			got = cosid_time_next_many(&c->def.layout, &c->def.policy, &w,
+									   &e->state, now, n, seqs, unit, &r,
+									   &wait_until);
+		e->issued += got;
+		switch (r)
+		{
+			case COSID_NEXT_BORROWED:
+				e->clock_borrows++;
+				break;
+			case COSID_NEXT_WAIT_SEQUENCE:
+				if (!counted_seq_wait)
+					e->seq_waits++;
+				counted_seq_wait = true;
+				break;
+			case COSID_NEXT_WAIT_CLOCK:
+				if (!counted_clock_wait)
+					e->clock_waits++;
+				counted_clock_wait = true;
+				break;
+			case COSID_NEXT_CLOCK_BACKWARDS:
+			case COSID_NEXT_BEFORE_WINDOW:
+				e->clock_failures++;
+				break;
+			default:
+				break;
+		}
+		SpinLockRelease(&e->mutex);
+
+		if (likely(got > 0))
+			return got;
+
+		switch (r)
+		{
+			case COSID_NEXT_WAIT_SEQUENCE:
+			case COSID_NEXT_WAIT_CLOCK:
+			case COSID_NEXT_WAIT_WINDOW:
+				cosid_wait_until_ms(wait_until);
+				break;
+			case COSID_NEXT_WINDOW_ENDED:
+				/* the worker may be about to open or extend it */
+				if (window_wait_since < 0)
+					window_wait_since = now;
+				if (now - window_wait_since >= WINDOW_GRACE_MS ||
+					pg_atomic_read_u32(&cosid_shared->slot_state) == COSID_SLOT_CLOSED)
+					report_stop(c, r, 0);
+				cosid_wait_1ms();
+				break;
+			default:
+				report_stop(c, r, wait_until);
+		}
+	}
+}
+
+/* The id's number (at most 63 bits), uncertainty bits filled in. */
+static int64
+finish_id(CosidGenCache *c, int slot, int64 unit, int64 seq)
+{
+	int64		id = cosid_layout_pack(&c->def.layout, unit, slot, seq);
+
+	if (c->def.uncertainty_bits > 0)
+	{
+		uint64		rnd;
+
+		cosid_random_bytes((uint8 *) &rnd, sizeof(rnd));
+		id = (int64) (((uint64) id << c->def.uncertainty_bits) |
+					  (rnd & ((UINT64CONST(1) << c->def.uncertainty_bits) - 1)));
+	}
+	return id;
+}
+
+static void
+check_int32(CosidGenCache *c, int64 id)
+{
+	if (id > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("id " INT64_FORMAT " of generator \"%s\" is out of range for type integer",
+						id, c->def.name),
+				 errdetail("Ids for int4 must be at most 2147483647.")));
+}
+
+static void
+check_not_cosid80(CosidGenCache *c, const char *instead)
+{
+	if (c->def.strategy == COSID_STRATEGY_COSID80)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
+				 errhint("Use %s.", instead)));
+}
+
+static CosidGenCache *
+lookup_issuer(FunctionCallInfo fcinfo)
+{
+	return cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), true);
+}
+
+Datum
+cosid_next(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = lookup_issuer(fcinfo);
+	int			slot;
+	int64		unit;
+	int64		seq;
+	int64		id;
+
+	check_not_cosid80(c, "cosid_next_text()");
+	issue(c, 1, &slot, &unit, &seq);
+	id = finish_id(c, slot, unit, seq);
+	if (c->def.int32)
+		check_int32(c, id);
+	PG_RETURN_INT64(id);
+}
+
+Datum
+cosid_next_int(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = lookup_issuer(fcinfo);
+	int			slot;
+	int64		unit;
+	int64		seq;
+	int64		id;
+
+	check_not_cosid80(c, "cosid_next_text()");
+	issue(c, 1, &slot, &unit, &seq);
+	id = finish_id(c, slot, unit, seq);
+	check_int32(c, id);
+	PG_RETURN_INT32((int32) id);
+}
+
+/* Decimal text of an id (the codec issue replaces this with the codec list). */
+static text *
+id_text(CosidGenCache *c, int slot, int64 unit, int64 seq)
+{
+	char		buf[48];
+
+	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	{
+		uint64		hi;
+		uint64		lo;
+
+		cosid_layout_pack128(&c->def.layout, unit, slot, seq, &hi, &lo);
+		cosid_u128_decimal(hi, lo, buf);
+	}
+	else
+	{
+		int64		id = finish_id(c, slot, unit, seq);
+
+		if (c->def.int32)
+			check_int32(c, id);
+		snprintf(buf, sizeof(buf), INT64_FORMAT, id);
+	}
+	return cstring_to_text(buf);
+}
+
+Datum
+cosid_next_text(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = lookup_issuer(fcinfo);
+	int			slot;
+	int64		unit;
+	int64		seq;
+
+	issue(c, 1, &slot, &unit, &seq);
+	PG_RETURN_TEXT_P(id_text(c, slot, unit, seq));
+}
+
+Datum
+cosid_next_many(PG_FUNCTION_ARGS)
+{
+	int32		n = PG_GETARG_INT32(1);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	CosidGenCache *c;
+	int64	   *seqs;
+	int64		done = 0;
+
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot issue a negative number of ids: %d", n)));
+	c = lookup_issuer(fcinfo);
+	check_not_cosid80(c, "cosid_next_text()");
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	seqs = palloc(sizeof(int64) * Min(n, 1 << 16) + 1);
+	while (done < n)
+	{
+		int			slot;
+		int64		unit;
+		size_t		got = issue(c, Min(n - done, 1 << 16), &slot, &unit, seqs);
+
+		for (size_t i = 0; i < got; i++)
+		{
+			Datum		v = Int64GetDatum(finish_id(c, slot, unit, seqs[i]));
+			bool		isnull = false;
+
+			if (c->def.int32)
+				check_int32(c, DatumGetInt64(v));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+		}
+		done += got;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return (Datum) 0;
+}
+
+/* ---------- packing and unpacking ---------- */
+
+static Datum
+parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, int64 time, int64 node, int64 seq)
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	int64		ms = c->def.layout.epoch_ms + time * c->def.layout.unit_ms;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = TimestampTzGetDatum(cosid_ms_to_timestamptz(ms));
+	values[1] = Int32GetDatum((int32) node);
+	values[2] = Int64GetDatum(seq);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
+static void
+id_out_of_range(CosidGenCache *c, const char *id)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("%s is not an id of generator \"%s\"", id, c->def.name),
+			 errdetail("Its ids are from 0 to 2^%d - 1.",
+					   cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits)));
+}
+
+Datum
+cosid_unpack(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	int64		id = PG_GETARG_INT64(1);
+	int			bits;
+	int64		time;
+	int64		node;
+	int64		seq;
+
+	check_not_cosid80(c, "cosid_unpack(name, text)");
+	bits = cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits;
+	if (id < 0 || (bits < 63 && id >= (INT64CONST(1) << bits)))
+	{
+		char		buf[32];
+
+		snprintf(buf, sizeof(buf), INT64_FORMAT, id);
+		id_out_of_range(c, buf);
+	}
+	cosid_layout_unpack(&c->def.layout, id >> c->def.uncertainty_bits, &time, &node, &seq);
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, time, node, seq));
+}
+
+Datum
+cosid_unpack_text(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	uint64		hi;
+	uint64		lo;
+	int64		time;
+	int64		node;
+	int64		seq;
+	int			bits = cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits;
+
+	if (!cosid_u128_parse(s, strlen(s), &hi, &lo))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid id text for generator \"%s\": \"%s\"", c->def.name, s),
+				 errdetail("Expected the decimal digits of an id.")));
+	if (bits < 128 && (bits >= 64 ? (hi >> (bits - 64)) != 0 : (hi != 0 || (lo >> bits) != 0)))
+		id_out_of_range(c, s);
+	if (c->def.uncertainty_bits > 0)
+		lo >>= c->def.uncertainty_bits;	/* only snowflake ids have them: hi is 0 */
+	cosid_layout_unpack128(&c->def.layout, hi, lo, &time, &node, &seq);
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, time, node, seq));
+}
+
+Datum
+cosid_pack(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+	int32		node = PG_GETARG_INT32(2);
+	int64		seq = PG_GETARG_INT64(3);
+	const CosidLayout *l = &c->def.layout;
+	int64		time;
+
+	check_not_cosid80(c, "cosid_unpack(name, text) to read cosid80 ids");
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("cannot pack an infinite time into an id")));
+	time = cosid_unit_of(l, cosid_timestamptz_to_ms(ts));
+	if (time < 0 || time > cosid_layout_max_time(l))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("time %s is outside the range of generator \"%s\"",
+						timestamptz_to_str(ts), c->def.name),
+				 errdetail("Its ids hold times from %s to %s.",
+						   ms_text(l->epoch_ms),
+						   ms_text(l->epoch_ms + cosid_layout_max_time(l) * l->unit_ms))));
+	if (node < 0 || (int64) node >= (INT64CONST(1) << l->node_bits))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("node %d is out of range for generator \"%s\"", node, c->def.name),
+				 errdetail("Its nodes are from 0 to %lld.",
+						   (long long) ((INT64CONST(1) << l->node_bits) - 1))));
+	if (seq < 0 || seq > cosid_layout_max_seq(l))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("sequence " INT64_FORMAT " is out of range for generator \"%s\"",
+						seq, c->def.name),
+				 errdetail("Its sequences are from 0 to " INT64_FORMAT ".", cosid_layout_max_seq(l))));
+	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.uncertainty_bits));
+}
+
+Datum
+cosid_is_js_safe(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+
+	PG_RETURN_BOOL(id >= -JS_MAX_SAFE_INTEGER && id <= JS_MAX_SAFE_INTEGER);
+}
+
+/* ---------- state views ---------- */
+
+Datum
+cosid_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS scan;
+	CosidGenEntry *e;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (cosid_shared == NULL)
+		return (Datum) 0;
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	hash_seq_init(&scan, cosid_gen_hash);
+	while ((e = hash_seq_search(&scan)) != NULL)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false};
+		uint64		counts[5];
+
+		if (e->key.dbid != MyDatabaseId)
+			continue;
+		SpinLockAcquire(&e->mutex);
+		counts[0] = e->issued;
+		counts[1] = e->seq_waits;
+		counts[2] = e->clock_borrows;
+		counts[3] = e->clock_waits;
+		counts[4] = e->clock_failures;
+		SpinLockRelease(&e->mutex);
+		values[0] = CStringGetTextDatum(e->key.name);
+		for (int i = 0; i < 5; i++)
+			values[i + 1] = Int64GetDatum((int64) counts[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	return (Datum) 0;
+}
+
+Datum
+cosid_slot(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[7];
+	bool		nulls[7] = {false};
+	CosidSlotState state;
+	int64		start;
+	int64		end;
+
+	cosid_require_preload("cosid_slot()");
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	state = (CosidSlotState) pg_atomic_read_u32(&cosid_shared->slot_state);
+	start = (int64) pg_atomic_read_u64(&cosid_shared->window_start_ms);
+	end = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
+
+	values[0] = CStringGetTextDatum("manual");
+	values[1] = Int32GetDatum(cosid_manual_slot());
+	values[2] = CStringGetTextDatum(cosid_namespace);
+	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
+									state == COSID_SLOT_CLOSED ? "closed" : "starting");
+	/* a start of 0: no earlier window bounds this one */
+	nulls[4] = state != COSID_SLOT_ACTIVE || start == 0;
+	nulls[5] = state != COSID_SLOT_ACTIVE;
+	if (!nulls[4])
+		values[4] = TimestampTzGetDatum(cosid_ms_to_timestamptz(start));
+	if (!nulls[5])
+		values[5] = TimestampTzGetDatum(cosid_ms_to_timestamptz(end));
+	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&cosid_shared->window_renewals));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,301 @@
+/*
+ * worker.c - the slot worker: holds this server's slot and its window.
+ *
+ * Manual mode (cosid.slot = N): the window's end is kept durable in
+ * pg_cosid/slot.state under the data directory.  The worker
+ *  - at start, reads the end recorded by the previous run and starts the new
+ *    window there (ids of that run all belong to units that start before it);
+ *  - writes a new end (fsync'd, atomic rename) before backends may use it,
+ *    about COSID_WINDOW_LEAD_MS ahead of the clock;
+ *  - at clean shutdown closes the window, then records the start of the last
+ *    unit issued plus one, so a restart with a correct clock need not wait
+ *    for the end it had written ahead.
+ * After a crash the recorded end stands: the next window starts at most
+ * COSID_WINDOW_LEAD_MS after the crash, and backends wait that long at most.
+ */
+#include "cosid.h"
+
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#define STATE_DIR	"pg_cosid"
+#define STATE_FILE	STATE_DIR "/slot.state"
+#define STATE_TMP	STATE_DIR "/slot.state.tmp"
+#define STATE_MAGIC "cosid slot state 1"
+
+typedef struct SlotRecord
+{
+	int			slot;
+	char		namespace[NAMEDATALEN];
+	int64		end_ms;			/* no id of this slot's holder used a unit
+								 * starting at or after this */
+	bool		clean;			/* written at clean shutdown */
+} SlotRecord;
+
+static volatile sig_atomic_t shutdown_requested = false;
+
+int
+cosid_manual_slot(void)
+{
+	return (int) strtol(cosid_slot_setting, NULL, 10);
+}
+
+void
+cosid_register_worker(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	/* no database needed: ids are issued on a standby and during recovery */
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "cosid");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "cosid_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "cosid slot worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "cosid slot worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+static void
+worker_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	shutdown_requested = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Read the record; false when there is none.  A damaged one is an error. */
+static bool
+read_record(SlotRecord *rec)
+{
+	FILE	   *f = AllocateFile(STATE_FILE, "r");
+	char		line[256];
+	bool		have_magic = false,
+				have_slot = false,
+				have_end = false;
+
+	if (f == NULL)
+	{
+		if (errno == ENOENT)
+			return false;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", STATE_FILE)));
+	}
+	memset(rec, 0, sizeof(*rec));
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *eq;
+		size_t		n = strlen(line);
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (strcmp(line, STATE_MAGIC) == 0)
+		{
+			have_magic = true;
+			continue;
+		}
+		eq = strchr(line, '=');
+		if (eq == NULL)
+			continue;
+		*eq++ = '\0';
+		if (strcmp(line, "slot") == 0)
+			rec->slot = atoi(eq), have_slot = true;
+		else if (strcmp(line, "namespace") == 0)
+			strlcpy(rec->namespace, eq, NAMEDATALEN);
+		else if (strcmp(line, "end_ms") == 0)
+		{
+			char	   *end;
+
+			rec->end_ms = strtoll(eq, &end, 10);
+			have_end = (*end == '\0' && rec->end_ms >= 0);
+		}
+		else if (strcmp(line, "clean") == 0)
+			rec->clean = strcmp(eq, "1") == 0;
+	}
+	FreeFile(f);
+	if (!have_magic || !have_slot || !have_end)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cosid slot state file \"%s\" is damaged", STATE_FILE),
+				 errdetail("Without it the end of the previous window is unknown, so ids could repeat."),
+				 errhint("If no id was issued since a time you know, write that time as end_ms (Unix milliseconds) in the file, or remove it only if the clock is certainly past every id issued.")));
+	return true;
+}
+
+/* Write the record durably: temporary file, fsync, atomic rename. */
+static void
+write_record(const SlotRecord *rec)
+{
+	char		buf[256];
+	int			len;
+	int			fd;
+
+	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\n",
+				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0);
+	fd = OpenTransientFile(STATE_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", STATE_TMP)));
+	errno = 0;
+	if (write(fd, buf, len) != len)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", STATE_TMP)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", STATE_TMP)));
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", STATE_TMP)));
+	(void) durable_rename(STATE_TMP, STATE_FILE, ERROR);
+}
+
+static void
+ensure_state_dir(void)
+{
+	if (MakePGDirectory(STATE_DIR) == 0)
+		fsync_fname(".", true);
+	else if (errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", STATE_DIR)));
+}
+
+/*
+ * Close the window, then find where the next one may start: after the start
+ * of the last unit any generator issued, and never before this window's
+ * start.
+ */
+static int64
+close_window(int64 start_ms)
+{
+	HASH_SEQ_STATUS scan;
+	CosidGenEntry *e;
+	int64		next = start_ms;
+
+	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_CLOSED);
+	pg_atomic_write_u64(&cosid_shared->window_end_ms, 0);
+	pg_memory_barrier();
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	hash_seq_init(&scan, cosid_gen_hash);
+	while ((e = hash_seq_search(&scan)) != NULL)
+	{
+		SpinLockAcquire(&e->mutex);
+		if (e->state.last_unit >= 0)
+			next = Max(next, cosid_unit_start_ms(&e->layout, e->state.last_unit) + 1);
+		SpinLockRelease(&e->mutex);
+	}
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	return next;
+}
+
+void
+cosid_worker_main(Datum arg)
+{
+	SlotRecord rec;
+	SlotRecord prev;
+	int			slot = cosid_manual_slot();
+	int64		start;
+	int64		end;
+	int64		now;
+
+	pqsignal(SIGTERM, worker_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	ensure_state_dir();
+	now = (int64) cosid_now_ms();
+	start = 0;
+	if (read_record(&prev))
+	{
+		if (prev.slot == slot && strcmp(prev.namespace, cosid_namespace) == 0)
+			start = prev.end_ms;
+		else
+			ereport(LOG,
+					(errmsg("cosid slot changed from %d (namespace \"%s\") to %d (namespace \"%s\"): the new slot's history is not known here",
+							prev.slot, prev.namespace, slot, cosid_namespace)));
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	rec.slot = slot;
+	strlcpy(rec.namespace, cosid_namespace, NAMEDATALEN);
+	end = Max(now, start) + COSID_WINDOW_LEAD_MS;
+	rec.end_ms = end;
+	rec.clean = false;
+	write_record(&rec);
+
+	cosid_shared->slot = slot;
+	pg_write_barrier();
+	pg_atomic_write_u64(&cosid_shared->window_start_ms, (uint64) start);
+	pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) end);
+	pg_write_barrier();
+	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_ACTIVE);
+
+	if (start > now)
+		ereport(LOG,
+				(errmsg("cosid slot worker holds slot %d; its window opens at %s, " INT64_FORMAT " ms ahead of the clock",
+						slot, timestamptz_to_str(cosid_ms_to_timestamptz(start)), start - now)));
+	else
+		ereport(LOG,
+				(errmsg("cosid slot worker holds slot %d (manual, namespace \"%s\")",
+						slot, cosid_namespace)));
+
+	while (!shutdown_requested)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (shutdown_requested)
+			break;
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		now = (int64) cosid_now_ms();
+		if (end - now < COSID_WINDOW_RENEW_MS)
+		{
+			int64		new_end = Max(now, start) + COSID_WINDOW_LEAD_MS;
+
+			if (new_end > end)
+			{
+				rec.end_ms = new_end;
+				write_record(&rec);
+				pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) new_end);
+				pg_atomic_fetch_add_u64(&cosid_shared->window_renewals, 1);
+				end = new_end;
+			}
+		}
+	}
+
+	rec.end_ms = close_window(start);
+	rec.clean = true;
+	write_record(&rec);
+	ereport(LOG,
+			(errmsg("cosid slot worker released slot %d; the next window starts at %s",
+					slot, timestamptz_to_str(cosid_ms_to_timestamptz(rec.end_ms)))));
+	proc_exit(0);
+}
