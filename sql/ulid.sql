@@ -2,7 +2,11 @@
 -- The ulid type: text and binary I/O, comparison, indexes, casts, time
 -- functions and the two generators.
 --
+-- every test starts from a fresh install, whatever ran before it
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS cosid CASCADE;
 CREATE EXTENSION cosid;
+RESET client_min_messages;
 
 -- Report an error's SQLSTATE and message as a row (shows the code, which the
 -- default psql error output does not).

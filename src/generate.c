@@ -230,9 +230,9 @@ check_int32(CosidGenCache *c, int64 id)
 	if (id > PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("id " INT64_FORMAT " of generator \"%s\" is out of range for type integer",
-						id, c->def.name),
-				 errdetail("Ids for int4 must be at most 2147483647.")));
+				 errmsg("id of generator \"%s\" is out of range for type integer",
+						c->def.name),
+				 errdetail("The id is " INT64_FORMAT "; an integer holds at most 2147483647.", id)));
 }
 
 static void

@@ -6,8 +6,10 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(usleep);
+use Test::More;
 
-our @EXPORT = qw(cosid_node crash_restart);
+our @EXPORT = qw(cosid_node crash_restart faketime_lib start_faked
+  set_fake_offset psql_error slot_state now_ms);
 
 # A new, started node with cosid preloaded (unless preload => 0) and any
 # extra postgresql.conf lines given as conf => [...].
@@ -41,6 +43,99 @@ sub crash_restart
 		usleep(200_000);
 	}
 	die "node " . $node->name . " did not start after kill -9";
+}
+
+# The libfaketime preload library, or undef when it is not installed.
+sub faketime_lib
+{
+	for my $f (
+		'/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+		'/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+		'/usr/lib/faketime/libfaketime.so.1',
+		'/usr/local/lib/faketime/libfaketime.so.1')
+	{
+		return $f if -f $f;
+	}
+	return undef;
+}
+
+# Start the node with its clock faked by libfaketime (only the server and
+# pg_ctl see it; the test's own processes keep the real clock):
+#   offset => '-30s'      a fixed offset (FAKETIME)
+#   offset_file => $path  the offset read from this file at every clock read
+#                         (FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE); write
+#                         it with set_fake_offset, before and while running.
+# The monotonic clock and file times are left alone.  Returns what
+# $node->start returns (fail_ok => 1 passes through).
+sub start_faked
+{
+	my ($node, %opt) = @_;
+	my $lib = faketime_lib() or die "libfaketime is not installed";
+	local $ENV{LD_PRELOAD} = $lib;
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = 1;
+	local $ENV{FAKETIME_DONT_RESET} = 1;
+	local $ENV{NO_FAKE_STAT} = 1;
+	local $ENV{FAKETIME};
+	local $ENV{FAKETIME_TIMESTAMP_FILE};
+	local $ENV{FAKETIME_NO_CACHE};
+	if (defined $opt{offset_file})
+	{
+		die "offset file $opt{offset_file} does not exist" unless -f $opt{offset_file};
+		$ENV{FAKETIME_TIMESTAMP_FILE} = $opt{offset_file};
+		$ENV{FAKETIME_NO_CACHE} = 1;
+	}
+	else
+	{
+		$ENV{FAKETIME} = $opt{offset} // die "start_faked needs offset or offset_file";
+	}
+	return $node->start(fail_ok => $opt{fail_ok});
+}
+
+# Write a libfaketime offset ("+0", "-30", "-0.5": seconds, fractions allowed)
+# to the file, atomically, so that a process reading it never sees it empty.
+sub set_fake_offset
+{
+	my ($file, $offset) = @_;
+	my $tmp = "$file.tmp";
+	open(my $fh, '>', $tmp) or die "could not write $tmp: $!";
+	print $fh "$offset\n";
+	close($fh) or die "could not close $tmp: $!";
+	rename($tmp, $file) or die "could not rename $tmp: $!";
+}
+
+# Run SQL that is expected to fail: returns (SQLSTATE, message) of its
+# ERROR, or () when it succeeded.  The full stderr is the third value.
+sub psql_error
+{
+	my ($node, $db, $sql) = @_;
+	my ($ret, $stdout, $stderr) =
+	  $node->psql($db, "\\set VERBOSITY verbose\n$sql", on_error_stop => 1);
+	return () if $ret == 0;
+	return ($1, $2, $stderr) if $stderr =~ /ERROR:  ([0-9A-Z]{5}): ([^\n]*)/;
+	return ('', '', $stderr);
+}
+
+# pg_cosid/slot.state of the node as a hash (slot, namespace, end_ms, clean),
+# or undef when there is none.
+sub slot_state
+{
+	my ($node) = @_;
+	my $file = $node->data_dir . '/pg_cosid/slot.state';
+	open(my $fh, '<', $file) or return undef;
+	my %rec;
+	while (my $line = <$fh>)
+	{
+		chomp $line;
+		$rec{$1} = $2 if $line =~ /^([a-z_]+)=(.*)$/;
+	}
+	close($fh);
+	return \%rec;
+}
+
+# Wall-clock Unix milliseconds of the test process (never faked).
+sub now_ms
+{
+	return int(Time::HiRes::time() * 1000);
 }
 
 1;
