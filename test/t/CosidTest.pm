@@ -75,9 +75,10 @@ sub start_faked
 	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = 1;
 	local $ENV{FAKETIME_DONT_RESET} = 1;
 	local $ENV{NO_FAKE_STAT} = 1;
-	local $ENV{FAKETIME};
-	local $ENV{FAKETIME_TIMESTAMP_FILE};
-	local $ENV{FAKETIME_NO_CACHE};
+	# (delete, not undef: an empty FAKETIME would still win over the file)
+	delete local $ENV{FAKETIME};
+	delete local $ENV{FAKETIME_TIMESTAMP_FILE};
+	delete local $ENV{FAKETIME_NO_CACHE};
 	if (defined $opt{offset_file})
 	{
 		die "offset file $opt{offset_file} does not exist" unless -f $opt{offset_file};
