@@ -3,6 +3,8 @@
 #
 #   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap
 #
+# COSID_TAP=PREFIX runs only the TAP files whose names start with PREFIX.
+#
 # Expects cosid built and installed and the unit-test and fuzzer binaries
 # built (make test does both).  Servers run as the postgres
 # OS user when we are root, from a copy of the test files in a scratch
@@ -127,7 +129,7 @@ suite_tap() {
 	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$WORK/tap"
 	as_pg env TESTDIR="$WORK/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
 		COSID_SRC="$WORK" \
-		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$WORK/test/t" "$WORK"/test/t/*.pl \
+		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$WORK/test/t" "$WORK"/test/t/${COSID_TAP:-}*.pl \
 		>"$WORK/tap.log" 2>&1
 	rc=$?
 	cat "$WORK/tap.log"
