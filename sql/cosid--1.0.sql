@@ -265,7 +265,9 @@ CREATE FUNCTION cosid_slot(OUT mode text, OUT slot integer, OUT namespace text, 
 COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which it issues ids';
 
 CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
-							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint)
+							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
+							OUT epoch_ms bigint, OUT unit_ms integer, OUT time_bits integer,
+							OUT node_bits integer, OUT seq_bits integer)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -276,5 +278,6 @@ CREATE VIEW cosid_stats AS
 		   coalesce(s.clock_borrows, 0) AS clock_borrows,
 		   coalesce(s.clock_waits, 0) AS clock_waits,
 		   coalesce(s.clock_failures, 0) AS clock_failures
-	FROM cosid.generator g LEFT JOIN cosid.stats() s USING (name);
+	FROM cosid.generator g
+		LEFT JOIN cosid.stats() s USING (name, epoch_ms, unit_ms, time_bits, node_bits, seq_bits);
 COMMENT ON VIEW cosid_stats IS 'per generator of this database: ids issued and the waits, borrows and failures since the server started';

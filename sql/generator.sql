@@ -170,7 +170,11 @@ SELECT cosid_is_js_safe(9007199254740991) AS max_safe, cosid_is_js_safe(90071992
 -- alter: what cannot re-issue ids
 SELECT cosid_alter('snow', '{"clock-regression": "FAIL", "codec": [{"radix": {"radix": 36}}]}');
 SELECT config FROM cosid.generator WHERE name = 'snow';
+SELECT cosid_next('snow') AS before_threshold \gset
 SELECT cosid_alter('snow', '{"clock-regression": null, "seq-reset-threshold": 100}');
+-- a new threshold keeps the generator's state: no sequence starts over
+SELECT min(id) > :before_threshold AS still_increasing, count(DISTINCT id) AS distinct_ids
+FROM (SELECT cosid_next('snow') AS id FROM generate_series(1, 5000)) s;
 SELECT config, seq_reset_threshold FROM cosid.generators WHERE name = 'snow';
 SELECT pg_temp.err($$SELECT cosid_alter('snow', '{"epoch": 0}')$$);
 SELECT pg_temp.err($$SELECT cosid_alter('snow', '{"unit": "s"}')$$);
@@ -203,6 +207,11 @@ SELECT cosid_next('secs') AS before_drop \gset
 SELECT cosid_drop('secs');
 SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S"}');
 SELECT cosid_next('secs') > :before_drop AS carries_on;
+-- redefined with another layout: state (and counters) of its own
+SELECT cosid_drop('secs');
+SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "seq-bits": 20, "time-bits": 33}');
+SELECT cosid_next('secs') > 0 AS issued;
+SELECT name, issued FROM cosid_stats WHERE name = 'secs';
 
 -- ownership: defining is open to all; changing is for the owner
 CREATE ROLE cosid_alice;

@@ -9,6 +9,7 @@
 #include "cosid.h"
 
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -686,8 +687,19 @@ cosid_drop(PG_FUNCTION_ARGS)
 
 /* ---------- lookup for the hot path ---------- */
 
-void
-cosid_attach_entry(CosidGenCache *c)
+static uint32
+layout_hash(const CosidLayout *l)
+{
+	/* what cosid_layout_same_ids() compares, and nothing else */
+	int64		fields[5] = {l->epoch_ms, l->unit_ms, l->time_bits, l->node_bits,
+	l->seq_bits};
+
+	return hash_bytes((const unsigned char *) fields, sizeof(fields));
+}
+
+/* The generator's shared entry (see CosidGenKey), created on first use. */
+static CosidGenEntry *
+attach_entry(const CosidGenDef *def)
 {
 	CosidGenKey key;
 	CosidGenEntry *e;
@@ -695,7 +707,8 @@ cosid_attach_entry(CosidGenCache *c)
 
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
-	strlcpy(key.name, c->def.name, NAMEDATALEN);
+	key.layout_hash = layout_hash(&def->layout);
+	strlcpy(key.name, def->name, NAMEDATALEN);
 
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
 	e = hash_search(cosid_gen_hash, &key, HASH_FIND, NULL);
@@ -716,27 +729,17 @@ cosid_attach_entry(CosidGenCache *c)
 		}
 		if (!found)
 		{
+			e->layout = def->layout;
 			SpinLockInit(&e->mutex);
-			e->version = 1;
-			e->layout = c->def.layout;
 			e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
 			e->issued = e->seq_waits = e->clock_borrows = 0;
 			e->clock_waits = e->clock_failures = 0;
 		}
 		LWLockRelease(cosid_shared->gen_hash_lock);
 	}
-
-	/* Redefined with another layout: its state means nothing any more. */
-	SpinLockAcquire(&e->mutex);
-	if (!cosid_layout_equal(&e->layout, &c->def.layout))
-	{
-		e->layout = c->def.layout;
-		e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
-		e->version++;
-	}
-	c->entry_version = e->version;
-	SpinLockRelease(&e->mutex);
-	c->entry = e;
+	if (!cosid_layout_same_ids(&e->layout, &def->layout))
+		elog(ERROR, "cosid: layout hash collision for generator \"%s\"", def->name);
+	return e;
 }
 
 CosidGenCache *
@@ -788,7 +791,7 @@ cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
 						 c->def.layout.node_bits)));
 
 	if (need_entry)
-		cosid_attach_entry(c);
+		c->entry = attach_entry(&c->def);
 	c->shared_generation = generation;
 	c->local_generation = cosid_local_generation;
 	memcpy(c->name, VARDATA_ANY(name), len);

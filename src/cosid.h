@@ -67,18 +67,25 @@ typedef enum CosidSlotState
 	COSID_SLOT_CLOSED			/* shutting down: window closed for good */
 } CosidSlotState;
 
+/*
+ * A generator's state belongs to its name *and* layout: a generator dropped
+ * and defined again with the same layout carries on where it was, one with
+ * another layout gets state of its own, so sessions that still see the old
+ * definition (an older snapshot) never disturb the new one's sequence.
+ */
 typedef struct CosidGenKey
 {
 	Oid			dbid;
+	uint32		layout_hash;	/* of the layout's fields */
 	char		name[NAMEDATALEN];
 } CosidGenKey;
 
 typedef struct CosidGenEntry
 {
 	CosidGenKey key;			/* hash key: must be first */
+	CosidLayout layout;			/* constant once the entry exists (its
+								 * threshold is the first definition's) */
 	slock_t		mutex;			/* protects everything below */
-	uint32		version;		/* bumped when the layout below is replaced */
-	CosidLayout layout;			/* the layout state is kept in */
 	CosidTimeState state;
 	uint64		issued;
 	uint64		seq_waits;
@@ -152,7 +159,6 @@ typedef struct CosidGenCache
 {
 	uint64		shared_generation;
 	uint64		local_generation;
-	uint32		entry_version;
 	CosidGenDef def;
 	CosidGenEntry *entry;		/* NULL when not preloaded */
 	int			name_len;
@@ -167,9 +173,6 @@ extern uint64 cosid_local_generation;
  */
 extern CosidGenCache *cosid_lookup(FunctionCallInfo fcinfo, text *name,
 								   bool need_entry);
-
-/* Re-attach a cache whose entry's layout was replaced by a new definition. */
-extern void cosid_attach_entry(CosidGenCache *c);
 
 /* ---------- the slot worker (worker.c) ---------- */
 

@@ -132,15 +132,6 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
 		size_t		got;
 
 		SpinLockAcquire(&e->mutex);
-		if (unlikely(e->version != c->entry_version))
-		{
-			/* redefined with another layout since this call site looked */
-			SpinLockRelease(&e->mutex);
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("generator \"%s\" was redefined while in use", c->def.name),
-					 errhint("Run the statement again.")));
-		}
 		/* read inside the lock: see cosid.h on closing the window */
 		w.start_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_start_ms);
 		w.end_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
@@ -499,8 +490,8 @@ cosid_stats(PG_FUNCTION_ARGS)
 	hash_seq_init(&scan, cosid_gen_hash);
 	while ((e = hash_seq_search(&scan)) != NULL)
 	{
-		Datum		values[6];
-		bool		nulls[6] = {false};
+		Datum		values[11];
+		bool		nulls[11] = {false};
 		uint64		counts[5];
 
 		if (e->key.dbid != MyDatabaseId)
@@ -515,6 +506,12 @@ cosid_stats(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum(e->key.name);
 		for (int i = 0; i < 5; i++)
 			values[i + 1] = Int64GetDatum((int64) counts[i]);
+		/* which layout's state this is: the view matches it to the catalog */
+		values[6] = Int64GetDatum(e->layout.epoch_ms);
+		values[7] = Int32GetDatum((int32) e->layout.unit_ms);
+		values[8] = Int32GetDatum(e->layout.time_bits);
+		values[9] = Int32GetDatum(e->layout.node_bits);
+		values[10] = Int32GetDatum(e->layout.seq_bits);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	LWLockRelease(cosid_shared->gen_hash_lock);

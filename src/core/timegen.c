@@ -270,7 +270,10 @@ cosid_time_next_many(const CosidLayout *l, const CosidClockPolicy *policy,
 	size_t		i;
 
 	if (n == 0)
+	{
+		*res = COSID_NEXT_OK;
 		return 0;
+	}
 	*res = cosid_time_next(l, policy, w, st, now_ms, unit, &seqs[0], wait_until_ms);
 	if (*res != COSID_NEXT_OK && *res != COSID_NEXT_BORROWED)
 		return 0;
@@ -293,8 +296,6 @@ cosid_parse_duration_ms(const char *s, int64_t *ms)
 	int64_t		v = 0;
 	const char *p = s;
 
-	while (*p == ' ')
-		p++;
 	if (!isdigit((unsigned char) *p))
 		return false;
 	while (isdigit((unsigned char) *p))

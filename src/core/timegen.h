@@ -74,13 +74,17 @@ cosid_layout_max_seq(const CosidLayout *l)
 	return (int64_t) ((UINT64_C(1) << l->seq_bits) - 1);
 }
 
+/*
+ * Whether two layouts give ids the same meaning: epoch, unit and bit widths.
+ * The reset threshold only shapes which sequence comes next, so a generator
+ * may change it and keep its state.
+ */
 static inline bool
-cosid_layout_equal(const CosidLayout *a, const CosidLayout *b)
+cosid_layout_same_ids(const CosidLayout *a, const CosidLayout *b)
 {
 	return a->epoch_ms == b->epoch_ms && a->unit_ms == b->unit_ms &&
 		a->time_bits == b->time_bits && a->node_bits == b->node_bits &&
-		a->seq_bits == b->seq_bits &&
-		a->seq_reset_threshold == b->seq_reset_threshold;
+		a->seq_bits == b->seq_bits;
 }
 
 /* Pack parts into an id of at most 63 bits (no range checks). */
@@ -191,7 +195,8 @@ extern CosidNextResult cosid_time_next(const CosidLayout *l,
 /*
  * Issue up to n consecutive ids of one unit into units/seqs (for bulk calls).
  * Returns how many were issued (0 when the first step did not give OK or
- * BORROWED, with *res saying why, as for cosid_time_next).
+ * BORROWED, with *res saying why, as for cosid_time_next; n = 0 issues
+ * nothing and gives OK).
  */
 extern size_t cosid_time_next_many(const CosidLayout *l,
 								   const CosidClockPolicy *policy,
