@@ -14,6 +14,7 @@
 #include "storage/latch.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 #include "utils/wait_event.h"
 
 PG_MODULE_MAGIC;
@@ -147,17 +148,40 @@ cosid_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * Loaded after start-up, cosid cannot define settings fixed at start-up;
+ * it reads what postgresql.conf says of them (placeholders) instead, so
+ * that definitions are still checked against the configured machine bits.
+ */
+static void
+read_settings_unloaded(void)
+{
+	const char *v;
+
+	v = GetConfigOption("cosid.machine_bits", true, false);
+	if (v != NULL && atoi(v) >= 0 && atoi(v) <= 31)
+		cosid_machine_bits = atoi(v);
+	v = GetConfigOption("cosid.slot", true, false);
+	cosid_slot_setting = pstrdup(v != NULL ? v : "0");
+	v = GetConfigOption("cosid.namespace", true, false);
+	cosid_namespace = pstrdup(v != NULL ? v : "default");
+}
+
 void
 _PG_init(void)
 {
-	define_settings();
-
 	/*
 	 * Shared state and the worker exist only when the library is preloaded;
 	 * loaded later, the codecs and the ulid type still work and the rest
 	 * says why not.
 	 */
-	if (!process_shared_preload_libraries_in_progress || IsBinaryUpgrade)
+	if (!process_shared_preload_libraries_in_progress)
+	{
+		read_settings_unloaded();
+		return;
+	}
+	define_settings();
+	if (IsBinaryUpgrade)
 		return;
 
 	if (pg_strcasecmp(cosid_slot_setting, "lease") == 0)

@@ -87,14 +87,22 @@ is($rec->{clean}, '0', 'while running the state file says clean=0');
 my $end_before_crash = $rec->{end_ms};
 cmp_ok($end_before_crash, '>', now_ms(), 'while running the recorded end is ahead of the clock');
 
+my $t_kill = time();
 crash_restart($node);
 my $t0 = time();
-my $first = $node->safe_psql('postgres',
-	"INSERT INTO ids (phase, id) VALUES (3, cosid_next('g')) RETURNING id");
-my $first_wait = time() - $t0;
-like($first, qr/^\d+$/, 'after the crash the first cosid_next succeeds');
-note(sprintf('first cosid_next after the crash took %.3f s (incl. psql start)', $first_wait));
-cmp_ok($first_wait, '<', 3, 'and it waited no more than about the window lead (1 s)');
+# the server's own measure of the call, without psql's start
+my $first = $node->safe_psql('postgres', q{
+	SELECT clock_timestamp() AS t0 \gset
+	INSERT INTO ids (phase, id) VALUES (3, cosid_next('g')) RETURNING id \gset
+	SELECT :id || ' ' || extract(epoch FROM clock_timestamp() - :'t0');
+});
+my $psql_wait = time() - $t0;
+my ($first_id, $first_wait) = split / /, $first;
+like($first_id // '', qr/^\d+$/, 'after the crash the first cosid_next succeeds');
+note(sprintf('kill -9 to restarted: %.3f s; first cosid_next after it: %.3f s in the server, %.3f s with psql',
+		$t0 - $t_kill, $first_wait, $psql_wait));
+cmp_ok($first_wait, '<', 1.5, 'and it waited no more than about the window lead (1 s)');
+$first = $first_id;
 
 slot_is_active('crash restart');
 my $crash_start = window_start_ms();

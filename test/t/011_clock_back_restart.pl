@@ -47,6 +47,8 @@ sub expect_behind_window
 	  or diag($stderr // 'it succeeded');
 	like($msg, qr/^clock is \d+ ms behind the start of this server's slot window$/,
 		"$what: the message says the clock is behind the slot window");
+	like($stderr // '', qr/DETAIL:  The window starts at .*, where the previous holder of slot 0 stopped/,
+		"$what: the detail names the window start and the slot");
 	my ($behind) = ($msg // '') =~ /clock is (\d+) ms/;
 	$behind //= -1;
 	ok($behind >= $min_ms && $behind <= $max_ms,
@@ -95,10 +97,44 @@ expect_behind_window('file offset -30 s', 25_000, 31_000);
 set_fake_offset($offset_file, '-10');
 expect_behind_window('file offset -10 s, same server', 5_000, 11_000);
 is(issued(), '0', 'no id issued while the clock was behind');
+
+# Less than a second behind the window start: the call waits for the window
+# to open instead of failing.  Put the server's clock 600 ms before it.
+my $ws = $node->safe_psql('postgres',
+	"SELECT (extract(epoch FROM window_start) * 1000)::bigint FROM cosid_slot()");
+set_fake_offset($offset_file, sprintf('%.3f', ($ws - 600 - now_ms()) / 1000));
+my ($open_id, $open_wait, $not_open) = split /\|/, $node->safe_psql('postgres', q{
+	SELECT window_start > clock_timestamp() AS not_open FROM cosid_slot() \gset
+	SELECT clock_timestamp() AS t0 \gset
+	INSERT INTO ids (phase, id) VALUES (3, cosid_next('g')) RETURNING id \gset
+	SELECT :id, extract(epoch FROM clock_timestamp() - :'t0'), :'not_open';
+});
+is($not_open, 't', '~600 ms behind the window start: the window had not opened');
+like($open_id, qr/^\d+$/, '~600 ms behind the window start: cosid_next waits and succeeds');
+note("it waited $open_wait s");
+ok($open_wait >= 0.4 && $open_wait < 1.2, "~600 ms behind: it waited about that long ($open_wait s)");
+is( $node->safe_psql('postgres', qq{
+		SELECT (cosid_unpack('g', $open_id)).time >= window_start FROM cosid_slot()}),
+	't', '~600 ms behind: the id lies inside the window');
+
 set_fake_offset($offset_file, '+0');
 make_ids(3, 5000);
 check_phase(3, 'file offset back to 0 without a restart');
-is(issued(), '5000', 'cosid_stats counts the ids issued once the clock caught up');
+is(issued(), '5001', 'cosid_stats counts the ids issued once the clock caught up');
+
+# ---- a crash, and the server comes back with its clock 30 s behind: the
+# durable end written ahead of the clock before the crash stands
+my $end_before_crash = slot_state($node)->{end_ms};
+set_fake_offset($offset_file, '-30');
+crash_restart($node,
+	start => sub { start_faked($node, offset_file => $offset_file, fail_ok => 1) });
+cmp_ok( $node->safe_psql('postgres',
+		"SELECT (extract(epoch FROM window_start) * 1000)::bigint FROM cosid_slot()"),
+	'>=', $end_before_crash, 'crash: the new window starts no earlier than the durable end before it');
+expect_behind_window('crash, then file offset -30 s', 25_000, 32_000);
+set_fake_offset($offset_file, '+0');
+make_ids(4, 5000);
+check_phase(4, 'crash with the clock behind, then caught up');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ids WHERE phase = 99'), '0',
 	'no row from a failed call');
 

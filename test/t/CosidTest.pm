@@ -28,9 +28,12 @@ sub cosid_node
 # kill -9 the postmaster, then start again once the old one is gone (its
 # children exit on their own when they notice; until then the new postmaster
 # finds their shared memory in use and refuses to start, so retry).
+# start => sub { ... } starts it another way (true when started), e.g.
+#   crash_restart($node, start => sub { start_faked($node, offset => '-30s', fail_ok => 1) })
 sub crash_restart
 {
-	my ($node) = @_;
+	my ($node, %opt) = @_;
+	my $start = $opt{start} // sub { $node->start(fail_ok => 1) };
 	my $pid = $node->{_pid};
 	$node->kill9;
 	for (my $i = 0; $i < 600 && kill(0, $pid); $i++)
@@ -39,7 +42,7 @@ sub crash_restart
 	}
 	for (my $i = 0; $i < 100; $i++)
 	{
-		return if $node->start(fail_ok => 1);
+		return if $start->();
 		usleep(200_000);
 	}
 	die "node " . $node->name . " did not start after kill -9";

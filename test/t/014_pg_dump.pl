@@ -1,0 +1,151 @@
+# Generators are data of the extension's catalog table: pg_dump -Fc and
+# pg_restore into a new database bring every definition back unchanged, and
+# the restored generators (and column defaults that call them) issue ids.
+# ALTER EXTENSION cosid UPDATE (already at the default version) is a no-op
+# that keeps them.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+use CosidTest;
+
+# Sleep until the wall clock reaches Unix ms $ms.
+sub sleep_until_ms
+{
+	my ($ms) = @_;
+	my $left = $ms - now_ms();
+	usleep($left * 1000) if $left > 0;
+}
+
+my $node = cosid_node('pg_dump');
+$node->safe_psql('postgres', 'CREATE DATABASE src');
+$node->safe_psql('src', q{
+	CREATE EXTENSION cosid;
+	SELECT cosid_define('order', '{"strategy":"snowflake","epoch":"2021-01-01T00:00:00Z",
+		"unit":"s","time-bits":31,"node-bits":11,"seq-bits":21,"seq-reset-threshold":1000,
+		"clock-regression":{"borrow-up-to":"20ms","wait-up-to":"3s"}}');
+	SELECT cosid_define('trace', '{"strategy":"snowflake","layout":"SNOWFLAKE_MS","time-bits":40,
+		"clock-regression":"FAIL","uncertainty-bits":1,
+		"codec":[{"radix":{"radix":62}}]}');
+	SELECT cosid_define('token', '{"strategy":"cosid80"}');
+	SELECT cosid_define('plain', '{"strategy":"snowflake"}');
+	CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT cosid_next('order'), what text);
+	CREATE TABLE tokens (t text PRIMARY KEY DEFAULT cosid_next_text('token'), what text);
+	INSERT INTO orders (what) SELECT 'before dump' FROM generate_series(1, 1000);
+	INSERT INTO tokens (what) SELECT 'before dump' FROM generate_series(1, 1000);
+});
+
+my $generators = 'SELECT * FROM cosid.generators ORDER BY name';
+my $catalog = 'SELECT * FROM cosid.generator ORDER BY name';
+my $src_generators = $node->safe_psql('src', $generators);
+my $src_catalog = $node->safe_psql('src', $catalog);
+is($node->safe_psql('src', 'SELECT count(*) FROM cosid.generators'), '4',
+	'four generators defined');
+
+my $dump = $node->basedir . '/src.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', 'src' ], 'pg_dump -Fc');
+$node->safe_psql('postgres', 'CREATE DATABASE dst');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'dst', $dump ],
+	'pg_restore into a new database');
+
+is($node->safe_psql('dst', $generators), $src_generators,
+	'cosid.generators after the restore: same rows, all columns');
+is($node->safe_psql('dst', $catalog), $src_catalog,
+	'cosid.generator (the stored definitions and layouts) after the restore: same');
+is( $node->safe_psql('dst',
+		"SELECT name, issued FROM cosid_stats ORDER BY name"),
+	"order|0\nplain|0\ntoken|0\ntrace|0", 'cosid_stats lists the restored generators');
+
+# The restored generators issue ids.  'order' counts seconds: let the second
+# of its last dumped id pass first (see the end for what happens otherwise).
+sleep_until_ms(1000 + $node->safe_psql('src', q{
+	SELECT (extract(epoch FROM (cosid_unpack('order', max(id))).time) * 1000)::bigint FROM orders}));
+$node->safe_psql('dst', q{
+	INSERT INTO orders (what) SELECT 'after restore' FROM generate_series(1, 1000);
+	INSERT INTO tokens (what) SELECT 'after restore' FROM generate_series(1, 1000);
+});
+is( $node->safe_psql('dst', q{
+		SELECT count(*), count(DISTINCT id),
+			   (SELECT min(id) FROM orders WHERE what = 'after restore')
+			 > (SELECT max(id) FROM orders WHERE what = 'before dump')
+		FROM orders}),
+	'2000|2000|t', 'restored column default cosid_next(): ids above those dumped, none twice');
+is($node->safe_psql('dst', 'SELECT count(*), count(DISTINCT t) FROM tokens'),
+	'2000|2000', 'restored cosid80 generator: cosid_next_text() issues new ids');
+is( $node->safe_psql('dst', q{
+		SELECT bool_and(extract(epoch FROM (cosid_unpack('order', id)).time) = floor(extract(epoch FROM (cosid_unpack('order', id)).time))
+						AND (cosid_unpack('order', id)).time > now() - interval '1 hour'
+						AND (cosid_unpack('order', id)).time < now() + interval '1 minute')
+		FROM orders WHERE what = 'after restore'}),
+	't', 'restored custom layout (seconds since 2021) decodes its new ids to now');
+like($node->safe_psql('dst', "SELECT cosid_next('trace')"), qr/^\d+$/,
+	'restored generator with FAIL policy and uncertainty bits issues');
+like($node->safe_psql('dst', "SELECT cosid_next('plain')"), qr/^\d+$/,
+	'restored default generator issues');
+is( $node->safe_psql('dst', "SELECT issued > 0 FROM cosid_stats WHERE name = 'order'"),
+	't', 'cosid_stats counts ids of the restored database');
+
+# Defining a new generator in the restored database works, and the name of a
+# restored one is taken.
+$node->safe_psql('dst', q{SELECT cosid_define('new', '{"strategy":"snowflake"}')});
+my ($state) = psql_error($node, 'dst', q{SELECT cosid_define('order', '{"strategy":"snowflake"}')});
+is($state, '42710', 'a restored generator name is taken (42710)');
+
+# ---- ALTER EXTENSION cosid UPDATE to the version installed: nothing changes
+my $last_order = $node->safe_psql('src', 'SELECT max(id) FROM orders');
+my ($ret, $stdout, $stderr) = $node->psql('src', 'ALTER EXTENSION cosid UPDATE');
+is($ret, 0, 'ALTER EXTENSION cosid UPDATE succeeds');
+like($stderr, qr/version "1\.0" of extension "cosid" is already installed/,
+	'... and says the version is already installed');
+is($node->safe_psql('src', "SELECT extversion FROM pg_extension WHERE extname = 'cosid'"),
+	'1.0', 'the version stays 1.0');
+is($node->safe_psql('src', $generators), $src_generators,
+	'the generators are unchanged after ALTER EXTENSION UPDATE');
+is($node->safe_psql('src', $catalog), $src_catalog, '... and so is the stored catalog');
+$node->safe_psql('src',
+	"INSERT INTO orders (what) SELECT 'after update' FROM generate_series(1, 1000)");
+is( $node->safe_psql('src', qq{
+		SELECT count(*), count(DISTINCT id),
+			   (SELECT min(id) FROM orders WHERE what = 'after update') > $last_order
+		FROM orders}),
+	'2000|2000|t', 'generators still issue increasing ids after ALTER EXTENSION UPDATE');
+
+# A second dump of the source restores the same generators again (the dump
+# does not depend on what happened to the extension since).
+my $dump2 = $node->basedir . '/src2.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dump2, '-d', 'src' ], 'pg_dump -Fc again');
+$node->safe_psql('postgres', 'CREATE DATABASE dst2');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'dst2', $dump2 ],
+	'pg_restore into another new database');
+is($node->safe_psql('dst2', $generators), $src_generators,
+	'second restore: cosid.generators identical');
+
+# ---- a restore that completes within the time unit of the last id dumped
+# The restored generator has no state of its own in the new database yet;
+# it must still not issue, in that unit, the sequence numbers the source
+# already issued (a generator's first id comes from the unit after it was
+# first used on this server).
+$node->safe_psql('postgres', 'CREATE DATABASE fast');
+$node->safe_psql('fast', q{
+	CREATE EXTENSION cosid;
+	SELECT cosid_define('sec', '{"strategy":"snowflake","layout":"SNOWFLAKE_S"}');
+	CREATE TABLE t (id bigint PRIMARY KEY DEFAULT cosid_next('sec'), db text);
+});
+my $dump3 = $node->basedir . '/fast.dump';
+sleep_until_ms((int(now_ms() / 1000) + 1) * 1000 + 20);
+my $t0 = time();
+$node->safe_psql('fast', "INSERT INTO t (db) SELECT 'fast' FROM generate_series(1, 100)");
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dump3, '-d', 'fast' ], 'pg_dump -Fc of a SNOWFLAKE_S generator');
+$node->safe_psql('postgres', 'CREATE DATABASE fast2');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'fast2', $dump3 ],
+	'pg_restore of it');
+($ret, $stdout, $stderr) =
+  $node->psql('fast2', "INSERT INTO t (db) SELECT 'fast2' FROM generate_series(1, 100)");
+note(sprintf('dump, restore and insert took %.3f s after the first id', time() - $t0));
+is($ret, 0, 'restored within the same second: the restored generator issues no id already in the table')
+  or diag($stderr);
+
+$node->stop;
+done_testing();
