@@ -7,9 +7,9 @@
 EXTENSION = cosid
 MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
-CORE_OBJS = src/core/ulid.o src/core/timegen.o
+CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
 OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
-	src/worker.o $(CORE_OBJS)
+	src/codec.o src/worker.o $(CORE_OBJS)
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: PostgreSQL's own headers and every V1 function (fcinfo) trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
@@ -21,7 +21,7 @@ ISOLATION = $(basename $(notdir $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --temp-config=$(srcdir)/test/cosid.conf
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid tmp results \
+EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec tmp results \
 	regression.diffs regression.out test/output_iso
 
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
@@ -31,6 +31,8 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 ifneq ($(PGXS),)
 include $(PGXS)
+# PGXS knows no header dependencies: every object depends on every header.
+$(OBJS): $(wildcard src/*.h src/core/*.h)
 else
 all:
 	@echo "pg_config was not found: run 'make deps' (or 'make run' / 'make test', which do it)" >&2
@@ -52,6 +54,10 @@ test/fuzz/fuzz_ulid: test/fuzz/fuzz_ulid.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_ulid.c $(CORE_SRCS)
 
+test/fuzz/fuzz_codec: test/fuzz/fuzz_codec.c $(CORE_SRCS) $(wildcard src/core/*.h)
+	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_codec.c $(CORE_SRCS)
+
 .PHONY: deps run stop test unit fuzz bench build-install
 
 deps:
@@ -64,7 +70,7 @@ build-install:
 unit: $(UNIT_TESTS)
 	for t in $(UNIT_TESTS); do ./$$t || exit 1; done
 
-fuzz: test/fuzz/fuzz_ulid
+fuzz: test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
 
 run: deps
 	$(MAKE) build-install
@@ -75,7 +81,7 @@ stop:
 
 test: deps
 	$(MAKE) build-install
-	$(MAKE) $(UNIT_TESTS) test/fuzz/fuzz_ulid
+	$(MAKE) $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
 	bash scripts/test.sh
 
 bench: deps

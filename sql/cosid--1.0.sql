@@ -281,3 +281,23 @@ CREATE VIEW cosid_stats AS
 	FROM cosid.generator g
 		LEFT JOIN cosid.stats() s USING (name, epoch_ms, unit_ms, time_bits, node_bits, seq_bits);
 COMMENT ON VIEW cosid_stats IS 'per generator of this database: ids issued and the waits, borrows and failures since the server started';
+
+-------------------------------------------------------------------------------
+-- Codecs: ids to text and back.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION cosid_encode(name text, id bigint) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_named' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode(text, bigint) IS 'an id as text, through its generator''s codec';
+
+CREATE FUNCTION cosid_decode(name text, txt text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_named' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode(text, text) IS 'the id a text stands for, through its generator''s codec';
+
+CREATE FUNCTION cosid_encode(id bigint, codec jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode(bigint, jsonb) IS 'a number as text, through any codec list';
+
+CREATE FUNCTION cosid_decode(txt text, codec jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode(text, jsonb) IS 'the number a text stands for, through any codec list';

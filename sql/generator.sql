@@ -240,3 +240,10 @@ DROP ROLE cosid_alice, cosid_bob;
 SELECT name, strategy, issued > 0 AS issued, seq_waits >= 0 AS seq_waits,
 	   clock_borrows, clock_waits, clock_failures
 FROM cosid_stats WHERE name IN ('snow', 'token', 'custom') ORDER BY name;
+
+-- what each generator function promises the planner
+SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'cosid'
+WHERE p.proname NOT LIKE '%ulid%' AND p.proname NOT IN ('min', 'max', 'cosid_encode', 'cosid_decode')
+ORDER BY p.oid::regprocedure::text;

@@ -174,8 +174,9 @@ FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev FROM mono) s;
 SELECT ulid_time(max(u)) <= clock_timestamp() AND ulid_time(max(u)) > clock_timestamp() - interval '1 minute' AS time_is_now
 FROM mono;
 
--- what each function promises the planner
-SELECT p.proname, p.provolatile, p.proparallel, p.proisstrict
+-- what each function of the type promises the planner
+SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'cosid'
-ORDER BY p.proname, p.oid;
+WHERE p.proname LIKE '%ulid%' OR p.proname IN ('min', 'max')
+ORDER BY p.oid::regprocedure::text;

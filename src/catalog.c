@@ -20,6 +20,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -279,6 +280,7 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 		{
 			if (!(val.type == jbvBinary && JsonContainerIsArray(val.val.binary.data)))
 				def_error(key, "expected a JSON array of codec items, found %s", jbv_type_name(&val));
+			def->codec = JsonbValueToJsonb(&val);
 		}
 		else if (strcmp(key, "int") == 0)
 			def->int32 = jbv_bool(&val, key);
@@ -414,13 +416,15 @@ check_owner(const char *name, Oid owner)
 }
 
 static void
-unknown_generator(const char *name)
+unknown_generator_hinted(const char *name, const char *hint)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("generator \"%s\" does not exist", name),
+			 hint ? errhint("%s", hint) :
 			 errhint("Define it with cosid_define(); cosid.generators lists those of this database.")));
 }
+
 
 /* Commit-time invalidation (see cosid.h). */
 static bool catalog_dirty = false;
@@ -513,6 +517,7 @@ cosid_define(PG_FUNCTION_ARGS)
 
 	check_name(name);
 	parse_definition(name, config, &def, true);
+	(void) cosid_codec_bind(def.codec, &def, CurrentMemoryContext);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -542,7 +547,7 @@ cosid_define(PG_FUNCTION_ARGS)
 /* Read the stored row of a generator: 42704 when there is none. */
 static void
 read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
-		 Oid *owner)
+		 Oid *owner, const char *hint)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
@@ -559,7 +564,7 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 					 1, argtypes, values, NULL, !for_update) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed == 0)
-		unknown_generator(name);
+		unknown_generator_hinted(name, hint);
 
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
@@ -624,7 +629,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
-	read_row(name, true, &config, &stored, &owner);
+	read_row(name, true, &config, &stored, &owner, NULL);
 	check_owner(name, owner);
 
 	/* The patch replaces top-level keys; a key set to null goes back to its default. */
@@ -638,6 +643,14 @@ cosid_alter(PG_FUNCTION_ARGS)
 	old.layout = stored.layout;
 	old.strategy = stored.strategy;
 	check_alter(name, &old, &new);
+	/* the new codec is checked against the layout ids are made with */
+	{
+		int64		threshold = new.layout.seq_reset_threshold;
+
+		new.layout = stored.layout;
+		new.layout.seq_reset_threshold = threshold;
+	}
+	(void) cosid_codec_bind(new.codec, &new, CurrentMemoryContext);
 
 	values[0] = CStringGetTextDatum(name);
 	values[1] = JsonbPGetDatum(merged);
@@ -675,7 +688,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 			PG_RETURN_VOID();
 		}
 	}
-	read_row(name, true, &config, &stored, &owner);
+	read_row(name, true, &config, &stored, &owner, NULL);
 	check_owner(name, owner);
 	if (catalog_exec("DELETE FROM cosid.generator WHERE name = $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
@@ -731,7 +744,16 @@ attach_entry(const CosidGenDef *def)
 		{
 			e->layout = def->layout;
 			SpinLockInit(&e->mutex);
-			e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
+
+			/*
+			 * Start as if the current unit were used up: the first id comes
+			 * from the next unit.  Ids of the same name and layout may have
+			 * been made in this unit by another database of this server (a
+			 * copy restored from it, or its template); none can have been
+			 * made in a later one.
+			 */
+			e->state.last_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
+			e->state.seq = cosid_layout_max_seq(&def->layout);
 			e->issued = e->seq_waits = e->clock_borrows = 0;
 			e->clock_waits = e->clock_failures = 0;
 		}
@@ -744,6 +766,13 @@ attach_entry(const CosidGenDef *def)
 
 CosidGenCache *
 cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
+{
+	return cosid_lookup_hinted(fcinfo, name, need_entry, NULL);
+}
+
+CosidGenCache *
+cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
+					const char *hint)
 {
 	CosidGenCache *c = (CosidGenCache *) fcinfo->flinfo->fn_extra;
 	int			len = VARSIZE_ANY_EXHDR(name);
@@ -767,19 +796,29 @@ cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
 
 	cname = text_to_cstring(name);
 	if (len == 0 || len >= NAMEDATALEN)
-		unknown_generator(cname);
+		unknown_generator_hinted(cname, hint);
 	if (c == NULL)
+	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CosidGenCache));
+		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "cosid generator",
+									   ALLOCSET_SMALL_SIZES);
+		fcinfo->flinfo->fn_extra = c;
+	}
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
+	c->codec = NULL;
+	MemoryContextReset(c->cxt);
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
-	read_row(cname, false, &config, &stored, &owner);
+	read_row(cname, false, &config, &stored, &owner, hint);
 	parse_definition(cname, config, &c->def, false);
-	SPI_finish();
 	c->def.strategy = stored.strategy;
 	c->def.layout = stored.layout;
+	/* bound into the cache's context before SPI frees what it was parsed in */
+	c->codec = cosid_codec_bind(c->def.codec, &c->def, c->cxt);
+	c->def.codec = NULL;
+	SPI_finish();
 
 	if (c->def.layout.node_bits < cosid_machine_bits)
 		ereport(ERROR,

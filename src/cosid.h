@@ -37,12 +37,14 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "pgtime.h"
 #include "port/atomics.h"
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 
+#include "core/codec.h"
 #include "core/timegen.h"
 #include "core/ulid.h"
 
@@ -149,7 +151,45 @@ typedef struct CosidGenDef
 	CosidClockPolicy policy;
 	bool		int32;			/* "int": ids must fit int4 */
 	int			uncertainty_bits;
+	Jsonb	   *codec;			/* the "codec" list, NULL when none */
 } CosidGenDef;
+
+/* ---------- codecs (codec.c) ---------- */
+
+/* An id: a number, or for ids wider than a bigint (cosid80) its parts. */
+typedef struct CosidId
+{
+	bool		wide;
+	int64		id;
+	int64		time;
+	int64		node;
+	int64		seq;
+} CosidId;
+
+/* A codec list bound to zones, functions and (maybe) a generator. */
+typedef struct CosidCodecRt
+{
+	CosidCodec	codec;
+	pg_tz	   *zones[COSID_CODEC_MAX_ITEMS];
+	FmgrInfo	encode_fn;		/* custom */
+	FmgrInfo	decode_fn;
+	bool		has_gen;		/* bound to a generator (else ad hoc) */
+	CosidStrategy strategy;
+	CosidLayout layout;			/* the generator's, or friendly's ad hoc */
+	int			uncertainty_bits;
+} CosidCodecRt;
+
+/* Parse and bind a list (NULL: none, decimal); errors name the JSON path. */
+extern CosidCodecRt *cosid_codec_bind(Jsonb *list, const CosidGenDef *gen,
+									  MemoryContext cxt);
+
+/*
+ * Encode an id; now_ms is the time a "NOW" date prefix shows.  Decode text
+ * back (22P02 malformed, 22003 out of range).
+ */
+extern text *cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id,
+								int64 now_ms);
+extern void cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id);
 
 /*
  * A generator as the hot path sees it: the definition and its shared entry,
@@ -159,7 +199,9 @@ typedef struct CosidGenCache
 {
 	uint64		shared_generation;
 	uint64		local_generation;
+	MemoryContext cxt;			/* what the definition owns; reset on re-read */
 	CosidGenDef def;
+	CosidCodecRt *codec;		/* the generator's codec, bound */
 	CosidGenEntry *entry;		/* NULL when not preloaded */
 	int			name_len;
 	char		name[NAMEDATALEN];
@@ -173,6 +215,9 @@ extern uint64 cosid_local_generation;
  */
 extern CosidGenCache *cosid_lookup(FunctionCallInfo fcinfo, text *name,
 								   bool need_entry);
+/* The same, with the hint an unknown name's error gives. */
+extern CosidGenCache *cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name,
+										  bool need_entry, const char *hint);
 
 /* ---------- the slot worker (worker.c) ---------- */
 

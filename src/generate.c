@@ -275,29 +275,27 @@ cosid_next_int(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) id);
 }
 
-/* Decimal text of an id (the codec issue replaces this with the codec list). */
+/* An id through the generator's codec. */
 static text *
 id_text(CosidGenCache *c, int slot, int64 unit, int64 seq)
 {
-	char		buf[48];
+	CosidId		id;
 
+	memset(&id, 0, sizeof(id));
 	if (c->def.strategy == COSID_STRATEGY_COSID80)
 	{
-		uint64		hi;
-		uint64		lo;
-
-		cosid_layout_pack128(&c->def.layout, unit, slot, seq, &hi, &lo);
-		cosid_u128_decimal(hi, lo, buf);
+		id.wide = true;
+		id.time = unit;
+		id.node = slot;
+		id.seq = seq;
 	}
 	else
 	{
-		int64		id = finish_id(c, slot, unit, seq);
-
+		id.id = finish_id(c, slot, unit, seq);
 		if (c->def.int32)
-			check_int32(c, id);
-		snprintf(buf, sizeof(buf), INT64_FORMAT, id);
+			check_int32(c, id.id);
 	}
-	return cstring_to_text(buf);
+	return cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms());
 }
 
 Datum
@@ -405,25 +403,22 @@ Datum
 cosid_unpack_text(PG_FUNCTION_ARGS)
 {
 	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
-	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	uint64		hi;
-	uint64		lo;
-	int64		time;
-	int64		node;
-	int64		seq;
-	int			bits = cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits;
+	CosidId		id;
 
-	if (!cosid_u128_parse(s, strlen(s), &hi, &lo))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid id text for generator \"%s\": \"%s\"", c->def.name, s),
-				 errdetail("Expected the decimal digits of an id.")));
-	if (bits < 128 && (bits >= 64 ? (hi >> (bits - 64)) != 0 : (hi != 0 || (lo >> bits) != 0)))
-		id_out_of_range(c, s);
-	if (c->def.uncertainty_bits > 0)
-		lo >>= c->def.uncertainty_bits;	/* only snowflake ids have them: hi is 0 */
-	cosid_layout_unpack128(&c->def.layout, hi, lo, &time, &node, &seq);
-	PG_RETURN_DATUM(parts_tuple(fcinfo, c, time, node, seq));
+	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
+	if (!id.wide)
+	{
+		if (id.id < 0)
+		{
+			char		buf[32];
+
+			snprintf(buf, sizeof(buf), INT64_FORMAT, id.id);
+			id_out_of_range(c, buf);
+		}
+		cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+							&id.time, &id.node, &id.seq);
+	}
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, id.time, id.node, id.seq));
 }
 
 Datum

@@ -1,0 +1,185 @@
+--
+-- Codecs: every item, chains, both ways, errors, and round trips.
+--
+-- every test starts from a fresh install, whatever ran before it
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS cosid CASCADE;
+CREATE EXTENSION cosid;
+RESET client_min_messages;
+SET TimeZone = 'UTC';
+
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- radix: CosId's alphabet 0-9A-Za-z, widest width by default, unpadded
+SELECT v, cosid_encode(v, '[{"radix": {"radix": 62}}]') AS b62,
+	   cosid_encode(v, '[{"radix": {"radix": 62, "pad-start": true}}]') AS b62_padded,
+	   cosid_encode(v, '[{"radix": {"radix": 36}}]') AS b36,
+	   cosid_encode(v, '[{"radix": 16}]') AS b16_shorthand
+FROM unnest(ARRAY[0, 61, 62, 3843, 3844, 9223372036854775807]) v;
+SELECT cosid_decode(t, '[{"radix": {"radix": 62}}]'::jsonb) AS v
+FROM unnest(ARRAY['0', 'z', '10', 'zz', '100', 'AzL8n0Y58m7', '00000000000']) t;
+SELECT cosid_decode('1Y2P0IJ32E8E7', '[{"radix": {"radix": 36}}]'::jsonb) AS b36_max;
+-- (two untyped literals pick cosid_decode(name, txt): a codec list must be jsonb)
+SELECT cosid_decode('O42-x', '[{"prefix": "O"}]');
+-- what radix decode refuses: 22P02 for malformed text, 22003 for overflow
+SELECT pg_temp.err($$SELECT cosid_decode('AzL8n0Y58m8', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('-1', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('+1', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('1_2', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('abc', '[{"radix": {"radix": 36}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('G', '[{"radix": {"radix": 16}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('000000000001', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('', '[{"radix": {"radix": 62}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('12', '[{"radix": {"radix": 62, "width": 11, "pad-start": true}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_encode(-1, '[{"radix": {"radix": 62}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(3844, '[{"radix": {"radix": 62, "width": 2}}]')$$);
+-- the error as a user sees it, with the item that refused
+SELECT cosid_decode('A-B', '[{"radix": {"radix": 62}}]'::jsonb);
+
+-- decimal when no item converts; prefix and suffix wrap
+SELECT cosid_encode(42, '[]') AS plain, cosid_encode(42, '[{"prefix": "O"}, {"suffix": "-x"}]') AS wrapped;
+SELECT cosid_decode('O42-x', '[{"prefix": "O"}, {"suffix": "-x"}]'::jsonb) AS unwrapped;
+SELECT pg_temp.err($$SELECT cosid_decode('P42-x', '[{"prefix": "O"}, {"suffix": "-x"}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('O42-y', '[{"prefix": "O"}, {"suffix": "-x"}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('O4a2-x', '[{"prefix": "O"}, {"suffix": "-x"}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('9223372036854775808', '[]'::jsonb)$$);
+
+-- the seed's examples: "order" (segment in the seed; the codec is the same)
+SELECT cosid_define('trace', '{"strategy": "snowflake", "codec": [{"friendly": {"zone": "Asia/Shanghai"}}]}');
+SELECT cosid_encode('trace', cosid_pack('trace', '2026-10-27 07:30:12.123+00', 3, 17)) AS friendly;
+SELECT cosid_decode('trace', '20261027153012123-0003-0017') = cosid_pack('trace', '2026-10-27 07:30:12.123+00', 3, 17) AS decodes;
+SELECT * FROM cosid_unpack('trace', '20261027153012123-0003-0017');
+SELECT cosid_next_text('trace') ~ '^[0-9]{17}-0000-[0-9]{4}$' AS next_text_is_friendly;
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-1024-0017')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-0003-4096')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '20260230153012123-0003-0017')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-003-0017')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '2026102715301212-0003-0017')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('trace', '20191224235959999-0000-0000')$$);
+SELECT cosid_encode(cosid_pack('trace', '2026-10-27 07:30:12.123+00', 3, 17),
+	'[{"friendly": {"zone": "Asia/Shanghai", "pad-start": false}}]') AS unpadded;
+SELECT cosid_encode(cosid_pack('trace', '2026-10-27 07:30:12+00', 3, 17),
+	'[{"friendly": {"layout": "SNOWFLAKE_S"}}]') AS friendly_seconds_adhoc;
+
+SELECT cosid_define('order', '{"strategy": "snowflake", "codec": [{"radix": {"radix": 62}},
+	{"date-prefix": {"pattern": "yyMMdd", "delimiter": "", "source": "NOW"}}, {"prefix": "O"}]}');
+SELECT cosid_encode('order', 3844) ~ ('^O' || to_char(now(), 'YYMMDD') || '100$') AS order_text;
+SELECT cosid_decode('order', 'O261027qZ') AS seed_order_decodes;
+SELECT cosid_decode('order', cosid_next_text('order')) > 0 AS round_trip;
+SELECT pg_temp.err($$SELECT cosid_decode('order', 'O2610qZ')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('order', 'O261327qZ')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('order', 'X261027qZ')$$);
+
+-- date-prefix from the id's own time (the default for time-based generators)
+SELECT cosid_define('dated', '{"codec": [{"radix": {"radix": 36}},
+	{"date-prefix": {"pattern": "yyyyMMdd", "delimiter": "-", "zone": "Asia/Tokyo"}}]}');
+SELECT cosid_encode('dated', cosid_pack('dated', '2026-10-27 16:00:00+00')) AS tokyo_is_next_day;
+SELECT cosid_decode('dated', cosid_encode('dated', cosid_pack('dated', '2026-10-27 16:00:00+00')))
+	= cosid_pack('dated', '2026-10-27 16:00:00+00') AS decodes;
+SELECT pg_temp.err($$SELECT cosid_decode('dated', '20261027-' || cosid_encode(cosid_pack('dated', '2026-10-27 16:00:00+00'), '[{"radix": {"radix": 36}}]'))$$);
+SELECT pg_temp.err($$SELECT cosid_decode('dated', '2026-1028-XYZ')$$);
+
+-- cosid80: radix and friendly mean the parts forms; fixed width, sorts like the id
+SELECT cosid_define('token', '{"strategy": "cosid80", "codec": [{"radix": {"radix": 62}}]}');
+SELECT length(cosid_next_text('token')) AS parts_radix_length;
+CREATE TABLE tokens AS SELECT n, cosid_next_text('token') AS t FROM generate_series(1, 20000) n;
+SELECT count(DISTINCT t) AS distinct_tokens,
+	   count(*) FILTER (WHERE t COLLATE "C" <= prev COLLATE "C") AS not_sorted_like_ids
+FROM (SELECT t, lag(t) OVER (ORDER BY n) AS prev FROM tokens) s;
+SELECT bool_and((cosid_unpack('token', t)).node = 0) AS unpack_ok,
+	   bool_and(abs(extract(epoch FROM (cosid_unpack('token', t)).time - now())) < 60) AS times_ok
+FROM tokens;
+SELECT * FROM cosid_unpack('token', '000000000000000');
+-- the largest parts, each at the width of its bits: 8 + 4 + 3 characters
+SELECT cosid_encode(17592186044415, '[{"radix": {"radix": 62, "width": 8, "pad-start": true}}]')
+	|| cosid_encode(1048575, '[{"radix": {"radix": 62, "width": 4, "pad-start": true}}]')
+	|| cosid_encode(65535, '[{"radix": {"radix": 62, "width": 3, "pad-start": true}}]') AS max_text \gset
+SELECT :'max_text' AS max_text, (cosid_unpack('token', :'max_text')).*;
+-- one past the largest time, node, sequence: 22003
+SELECT pg_temp.err(format($$SELECT cosid_unpack('token', %L)$$,
+	cosid_encode(17592186044416, '[{"radix": {"radix": 62, "width": 8, "pad-start": true}}]') || right(:'max_text', 7)));
+SELECT pg_temp.err(format($$SELECT cosid_unpack('token', %L)$$,
+	left(:'max_text', 8) || cosid_encode(1048576, '[{"radix": {"radix": 62, "width": 4, "pad-start": true}}]') || right(:'max_text', 3)));
+SELECT pg_temp.err(format($$SELECT cosid_unpack('token', %L)$$,
+	left(:'max_text', 12) || cosid_encode(65536, '[{"radix": {"radix": 62, "width": 3, "pad-start": true}}]')));
+SELECT pg_temp.err(format($$SELECT cosid_unpack('token', %L)$$, left(:'max_text', 14)));
+SELECT cosid_unpack('token', 'zzzzzzzz00000000');
+SELECT cosid_unpack('token', 'zzzzzzzz0000000');
+SELECT pg_temp.err($$SELECT cosid_encode('token', 1)$$);
+SELECT cosid_define('token_f', '{"strategy": "cosid80", "codec": [{"friendly": {}}]}');
+SELECT cosid_next_text('token_f') ~ '^[0-9]{17}-0000000-[0-9]{5}$' AS parts_friendly;
+
+-- custom: two SQL functions, resolved and checked when the codec is defined
+CREATE FUNCTION hexid(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT to_hex($1) $$;
+CREATE FUNCTION unhexid(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$ SELECT ('x' || lpad($1, 16, '0'))::bit(64)::bigint $$;
+SELECT cosid_encode(255, '[{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}, {"prefix": "h"}]') AS custom;
+SELECT cosid_decode('hff', '[{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}, {"prefix": "h"}]'::jsonb) AS custom_back;
+CREATE FUNCTION volatile_hex(bigint) RETURNS text LANGUAGE sql VOLATILE AS $$ SELECT to_hex($1) $$;
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"custom": {"encode": "nosuch(bigint)", "decode": "unhexid(text)"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"custom": {"encode": "unhexid(text)", "decode": "unhexid(text)"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"custom": {"encode": "volatile_hex(bigint)", "decode": "unhexid(text)"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"custom": {"encode": "hexid(bigint)"}}]}')$$);
+
+-- grouped (periodic segments): the period, then the value
+SELECT cosid_encode(20261027 * 10000000000::bigint + 42,
+	'[{"grouped": {"delimiter": "-", "value": {"radix": {"radix": 10, "width": 6, "pad-start": true}}}}]') AS day_grouped;
+SELECT cosid_decode('20261027-000042',
+	'[{"grouped": {"delimiter": "-", "value": {"radix": {"radix": 10, "width": 6, "pad-start": true}}}}]'::jsonb)
+	= 20261027 * 10000000000::bigint + 42 AS decodes;
+SELECT cosid_encode(202610 * 1000000000000::bigint + 7, '[{"grouped": {"group": "month"}}]') AS month_grouped;
+SELECT pg_temp.err($$SELECT cosid_encode(42, '[{"grouped": {}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_decode('20261327-42', '[{"grouped": {}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"grouped": {}}]}')$$);
+
+-- malformed lists: 22023 with the path of the bad key
+SELECT pg_temp.err($$SELECT cosid_encode(1, '{"radix": 62}')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": 1}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": {"radix": 63}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": {"radix": 62, "width": 0}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": {"radix": 62, "pad": true}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": 62, "prefix": "x"}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"rad1x": 62}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"prefix": "O"}, {"radix": 62}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"radix": 62}, {"friendly": {}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"friendly": {"zone": "Mars/Olympus"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"friendly": {"layout": "SNOWFLAKE"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"friendly": {"layout": "COSID_80"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"prefix": 5}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"date-prefix": {"pattern": "yyyyMMddQ"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"date-prefix": {"pattern": "yyy"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"date-prefix": {"source": "LATER"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"date-prefix": {"source": "ID_TIME"}}]')$$);
+SELECT pg_temp.err($$SELECT cosid_encode(1, '[{"parts-radix": 62}]')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"radix": 62}, {"date-prefix": {"source": "NEVER"}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"uncertainty-bits": 2, "time-bits": 39, "codec": [{"friendly": {}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"friendly": {"layout": "SNOWFLAKE_S"}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('trace', '{"codec": [{"radix": 99}]}')$$);
+SELECT cosid_define('bad', '{"codec": [{"radix": 62}, {"date-prefix": {"source": "NEVER"}}]}');
+
+-- round trips: decode(encode(x)) = x over 100k generated ids of each strategy
+SELECT cosid_define('rt_snow', '{"codec": [{"radix": {"radix": 62, "pad-start": true}}, {"prefix": "S"}]}');
+SELECT cosid_define('rt_friendly', '{"codec": [{"friendly": {"zone": "America/New_York"}}, {"suffix": "!"}]}');
+SELECT cosid_define('rt_secs', '{"layout": "SNOWFLAKE_S", "codec": [{"friendly": {}}, {"date-prefix": {"pattern": "yyyy"}}]}');
+SELECT cosid_define('rt_fuzzy', '{"time-bits": 41, "node-bits": 10, "seq-bits": 8, "uncertainty-bits": 4, "codec": [{"radix": 36}]}');
+SELECT g, count(*) AS ids, count(*) FILTER (WHERE cosid_decode(g, cosid_encode(g, id)) = id) AS round_trips
+FROM (SELECT g, id FROM unnest(ARRAY['rt_snow', 'rt_friendly', 'rt_secs', 'rt_fuzzy']) g,
+	  LATERAL cosid_next_many(g, 100000) id) s
+GROUP BY g ORDER BY g;
+SELECT count(*) AS ids, count(*) FILTER (WHERE cosid_decode(cosid_encode(v, c), c) = v) AS round_trips
+FROM (SELECT (random() * 9223372036854775807)::bigint AS v FROM generate_series(1, 100000)) s,
+	 (VALUES ('[{"radix": {"radix": 62}}]'::jsonb), ('[{"radix": {"radix": 2}}, {"prefix": "b"}]'),
+			 ('[{"radix": {"radix": 36, "pad-start": true}}, {"suffix": "Z"}]')) c(c)
+GROUP BY c ORDER BY c::text;
+SELECT count(*) FILTER (WHERE (cosid_unpack('token', t)).seq IS NOT NULL) AS cosid80_decoded
+FROM tokens;
+
+-- what each codec function promises the planner
+SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict
+FROM pg_proc p WHERE proname IN ('cosid_encode', 'cosid_decode') ORDER BY 1::text;

@@ -1,0 +1,751 @@
+/*
+ * codec.c - codecs on the PostgreSQL side: a parsed codec list (core/codec.c)
+ * bound to time zones, SQL functions and a generator's layout, and the
+ * pipeline that runs it both ways.  The SQL functions cosid_encode and
+ * cosid_decode live here too.
+ *
+ * A list is parsed and bound once per call site (fn_extra), never per row.
+ */
+#include "cosid.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "pgtime.h"
+#include "utils/builtins.h"
+#include "access/xact.h"
+#include "catalog/pg_proc.h"
+#include "utils/datetime.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/timestamp.h"
+
+#include "core/codec.h"
+
+PG_FUNCTION_INFO_V1(cosid_encode_named);
+PG_FUNCTION_INFO_V1(cosid_decode_named);
+PG_FUNCTION_INFO_V1(cosid_encode_adhoc);
+PG_FUNCTION_INFO_V1(cosid_decode_adhoc);
+
+static void *
+codec_palloc(void *ctx, size_t size)
+{
+	return MemoryContextAlloc((MemoryContext) ctx, size);
+}
+
+static void
+codec_error(const char *path, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static void
+codec_error(const char *path, const char *fmt,...)
+{
+	char		msg[512];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: %s", path, msg)));
+}
+
+static char *
+item_path(const char *prefix, int i, CosidCodecKind k, const char *key)
+{
+	return key ? psprintf("%s[%d].%s.%s", prefix, i, cosid_codec_kind_name(k), key)
+		: psprintf("%s[%d].%s", prefix, i, cosid_codec_kind_name(k));
+}
+
+static pg_tz *
+bind_zone(const char *zone, const char *path)
+{
+	pg_tz	   *tz = pg_tzset(zone ? zone : "UTC");
+
+	if (tz == NULL)
+		codec_error(path, "unknown time zone \"%s\"", zone);
+	return tz;
+}
+
+/* Resolve "f(bigint)" and check what it takes and returns. */
+static void
+bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
+			  FmgrInfo *finfo, MemoryContext cxt)
+{
+	LOCAL_FCINFO(lookup, 1);
+	Datum		d;
+	Oid			fn = InvalidOid;
+	Oid		   *argtypes;
+	int			nargs;
+	Oid			ret;
+
+	/* to_regprocedure() answers NULL for a function that does not exist */
+	InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
+	lookup->args[0].value = CStringGetTextDatum(sig);
+	lookup->args[0].isnull = false;
+	d = to_regprocedure(lookup);
+	if (!lookup->isnull)
+		fn = DatumGetObjectId(d);
+	if (fn == InvalidOid)
+		codec_error(path, "function %s does not exist", sig);
+	ret = get_func_signature(fn, &argtypes, &nargs);
+	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
+		codec_error(path, "expected a function of (%s) returning %s",
+					format_type_be(argtype), format_type_be(rettype));
+	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
+	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
+		codec_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
+	fmgr_info_cxt(fn, finfo, cxt);
+}
+
+/*
+ * Parse a codec list and bind it for a generator (gen != NULL) or for ad-hoc
+ * use.  Errors name the JSON path; strategy rules are checked here.
+ */
+CosidCodecRt *
+cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	CosidCodecRt *rt = palloc0(sizeof(CosidCodecRt));
+	char		path[256];
+	char		msg[512];
+	const char *prefix = "codec";
+
+	if (list != NULL)
+	{
+		char	   *json = JsonbToCString(NULL, &list->root, VARSIZE(list));
+
+		if (!cosid_codec_parse(json, strlen(json), prefix, codec_palloc, cxt,
+							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
+			codec_error(path, "%s", msg);
+	}
+
+	rt->has_gen = gen != NULL;
+	if (gen)
+	{
+		rt->layout = gen->layout;
+		rt->strategy = gen->strategy;
+		rt->uncertainty_bits = gen->uncertainty_bits;
+	}
+
+	for (int i = 0; i < rt->codec.nitems; i++)
+	{
+		CosidCodecItem *it = &rt->codec.items[i];
+
+		/* on a cosid80 generator, radix and friendly mean the parts forms */
+		if (gen && gen->strategy == COSID_STRATEGY_COSID80)
+		{
+			if (it->kind == COSID_CODEC_RADIX)
+				it->kind = COSID_CODEC_PARTS_RADIX;
+			else if (it->kind == COSID_CODEC_FRIENDLY)
+				it->kind = COSID_CODEC_PARTS_FRIENDLY;
+		}
+
+		switch (it->kind)
+		{
+			case COSID_CODEC_FRIENDLY:
+				if (gen && gen->uncertainty_bits > 0)
+					codec_error(item_path(prefix, i, it->kind, NULL),
+								"not available with uncertainty-bits, whose random bits it would drop");
+				if (gen && it->has_layout)
+					codec_error(item_path(prefix, i, it->kind, "layout"),
+								"a generator's codec uses the generator's layout");
+				if (!gen)
+				{
+					rt->layout = cosid_preset_layout(it->has_layout ? it->layout :
+													 COSID_PRESET_SNOWFLAKE_MS);
+					if (cosid_layout_total_bits(&rt->layout) > 63)
+						codec_error(item_path(prefix, i, it->kind, "layout"),
+									"%s ids do not fit a bigint", cosid_preset_name(it->layout));
+				}
+				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
+				break;
+			case COSID_CODEC_PARTS_RADIX:
+			case COSID_CODEC_PARTS_FRIENDLY:
+				if (!gen || gen->strategy != COSID_STRATEGY_COSID80)
+					codec_error(item_path(prefix, i, it->kind, NULL),
+								"only for a generator of strategy \"cosid80\"");
+				if (it->kind == COSID_CODEC_PARTS_FRIENDLY)
+					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
+				break;
+			case COSID_CODEC_GROUPED:
+				if (gen)
+					codec_error(item_path(prefix, i, it->kind, NULL),
+								"only for a segment generator with a \"group\"");
+				break;
+			case COSID_CODEC_CUSTOM:
+				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
+					codec_error(item_path(prefix, i, it->kind, NULL),
+								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
+				bind_function(it->encode_fn, INT8OID, TEXTOID,
+							  item_path(prefix, i, it->kind, "encode"), &rt->encode_fn, cxt);
+				bind_function(it->decode_fn, TEXTOID, INT8OID,
+							  item_path(prefix, i, it->kind, "decode"), &rt->decode_fn, cxt);
+				break;
+			case COSID_CODEC_DATE_PREFIX:
+				if (!it->has_source)
+					it->source = gen ? COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
+				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
+					codec_error(item_path(prefix, i, it->kind, "source"),
+								"\"ID_TIME\" needs a time-based generator: use cosid_encode(name, id)");
+				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
+				break;
+			default:
+				break;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return rt;
+}
+
+/* ---------- time in a zone ---------- */
+
+static void
+ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+	int			tzoff;
+
+	if (timestamp2tm(cosid_ms_to_timestamptz(ms), &tzoff, &tm, &fsec, NULL, zone) != 0 ||
+		tm.tm_year < 1 || tm.tm_year > 9999)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("time of the id is out of range for its text form")));
+	out->year = tm.tm_year;
+	out->month = tm.tm_mon;
+	out->day = tm.tm_mday;
+	out->hour = tm.tm_hour;
+	out->minute = tm.tm_min;
+	out->second = tm.tm_sec;
+	out->millis = fsec / 1000;
+}
+
+/* false when the fields are not a real local time (30 February). */
+static bool
+tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms)
+{
+	struct pg_tm tm;
+	TimestampTz ts;
+	int			tz;
+
+	if (in->year < 1 || in->month < 1 || in->month > 12 || in->day < 1 ||
+		in->day > day_tab[isleap(in->year)][in->month - 1])
+		return false;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = in->year;
+	tm.tm_mon = in->month;
+	tm.tm_mday = in->day;
+	tm.tm_hour = in->hour;
+	tm.tm_min = in->minute;
+	tm.tm_sec = in->second;
+	tz = DetermineTimeZoneOffset(&tm, zone);
+	if (tm2timestamp(&tm, in->millis * 1000, &tz, &ts) != 0)
+		return false;
+	*ms = cosid_timestamptz_to_ms(ts);
+	return true;
+}
+
+/* ---------- the pipeline ---------- */
+
+static void
+decode_error(int i, const CosidCodecItem *it, const char *txt, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid id text \"%s\"", txt),
+			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
+			 : errdetail("%s", detail)));
+}
+
+static void
+range_error(int i, const CosidCodecItem *it, const char *txt, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("id text \"%s\" is out of range", txt),
+			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
+			 : errdetail("%s", detail)));
+}
+
+/* The id's parts (snowflake ids lose their uncertainty bits here). */
+static void
+id_parts(const CosidCodecRt *rt, const CosidId *id, int64 *time, int64 *node, int64 *seq)
+{
+	if (id->wide)
+	{
+		*time = id->time;
+		*node = id->node;
+		*seq = id->seq;
+	}
+	else
+		cosid_layout_unpack(&rt->layout, id->id >> rt->uncertainty_bits, time, node, seq);
+}
+
+static int64
+id_time_ms(const CosidCodecRt *rt, const CosidId *id)
+{
+	int64		time,
+				node,
+				seq;
+
+	id_parts(rt, id, &time, &node, &seq);
+	return rt->layout.epoch_ms + time * rt->layout.unit_ms;
+}
+
+text *
+cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
+{
+	StringInfoData out;
+	int			first = 0;
+	char		buf[256];
+
+	initStringInfo(&out);
+
+	if (rt->codec.nitems > 0)
+	{
+		const CosidCodecItem *it = &rt->codec.items[0];
+		int64		time,
+					node,
+					seq;
+		CosidTm		tm;
+
+		first = 1;
+		switch (it->kind)
+		{
+			case COSID_CODEC_RADIX:
+				if (cosid_radix_encode(&it->radix, id->id, buf) < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
+									id->id, it->radix.width, it->radix.radix)));
+				appendStringInfoString(&out, buf);
+				break;
+			case COSID_CODEC_FRIENDLY:
+			case COSID_CODEC_PARTS_FRIENDLY:
+				if (!id->wide && id->id < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("id " INT64_FORMAT " has no friendly form", id->id)));
+				id_parts(rt, id, &time, &node, &seq);
+				ms_to_tm(rt->layout.epoch_ms + time * rt->layout.unit_ms, rt->zones[0], &tm);
+				cosid_friendly_format(&rt->layout, it->pad_start, &tm, node, seq, buf);
+				appendStringInfoString(&out, buf);
+				break;
+			case COSID_CODEC_PARTS_RADIX:
+				cosid_parts_radix_encode(&rt->layout, it->radix.radix, id->time, id->node,
+										 id->seq, buf);
+				appendStringInfoString(&out, buf);
+				break;
+			case COSID_CODEC_GROUPED:
+				{
+					int64		period;
+					int64		value;
+
+					if (!cosid_group_split(it->group, id->id, &period, &value))
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("id " INT64_FORMAT " does not hold a %s period", id->id,
+										it->group == COSID_GROUP_DAY ? "day" :
+										it->group == COSID_GROUP_MONTH ? "month" : "year")));
+					appendStringInfo(&out, INT64_FORMAT "%s", period, it->delimiter);
+					if (it->value_is_radix)
+					{
+						if (cosid_radix_encode(&it->radix, value, buf) < 0)
+							ereport(ERROR,
+									(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+									 errmsg("value " INT64_FORMAT " does not fit in %d base-%d digits",
+											value, it->radix.width, it->radix.radix)));
+						appendStringInfoString(&out, buf);
+					}
+					else
+						appendStringInfo(&out, INT64_FORMAT, value);
+				}
+				break;
+			case COSID_CODEC_CUSTOM:
+				{
+					Datum		d = FunctionCall1Coll((FmgrInfo *) &rt->encode_fn, InvalidOid,
+													  Int64GetDatum(id->id));
+
+					appendStringInfoString(&out, TextDatumGetCString(d));
+				}
+				break;
+			default:
+				first = 0;		/* a wrapper: the number is decimal */
+				break;
+		}
+	}
+	if (first == 0)
+	{
+		if (id->wide)
+		{
+			uint64		hi,
+						lo;
+
+			cosid_layout_pack128(&rt->layout, id->time, id->node, id->seq, &hi, &lo);
+			cosid_u128_decimal(hi, lo, buf);
+			appendStringInfoString(&out, buf);
+		}
+		else
+			appendStringInfo(&out, INT64_FORMAT, id->id);
+	}
+
+	for (int i = first; i < rt->codec.nitems; i++)
+	{
+		const CosidCodecItem *it = &rt->codec.items[i];
+		StringInfoData w;
+		CosidTm		tm;
+
+		initStringInfo(&w);
+		switch (it->kind)
+		{
+			case COSID_CODEC_PREFIX:
+				appendStringInfo(&w, "%s%s", it->text, out.data);
+				break;
+			case COSID_CODEC_SUFFIX:
+				appendStringInfo(&w, "%s%s", out.data, it->text);
+				break;
+			case COSID_CODEC_DATE_PREFIX:
+				ms_to_tm(it->source == COSID_SOURCE_ID_TIME ? id_time_ms(rt, id) : now_ms,
+						 rt->zones[i], &tm);
+				cosid_date_format(it->pattern, &tm, buf);
+				appendStringInfo(&w, "%s%s%s", buf, it->delimiter, out.data);
+				break;
+			default:
+				elog(ERROR, "codec item %d cannot wrap", i);
+		}
+		pfree(out.data);
+		out = w;
+	}
+	return cstring_to_text_with_len(out.data, out.len);
+}
+
+/* Decimal digits only, no sign, no more than max. */
+static CosidDecodeResult
+parse_decimal(const char *s, size_t len, uint64 max, int64 *v)
+{
+	uint64		x = 0;
+
+	if (len == 0)
+		return COSID_DECODE_SYNTAX;
+	for (size_t i = 0; i < len; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return COSID_DECODE_SYNTAX;
+		if (x > (max - (uint64) (s[i] - '0')) / 10)
+		{
+			/* keep checking the syntax before calling it a range error */
+			for (size_t j = i; j < len; j++)
+				if (s[j] < '0' || s[j] > '9')
+					return COSID_DECODE_SYNTAX;
+			return COSID_DECODE_RANGE;
+		}
+		x = x * 10 + (uint64) (s[i] - '0');
+	}
+	*v = (int64) x;
+	return COSID_DECODE_OK;
+}
+
+/* The largest id a snowflake generator's codec accepts. */
+static uint64
+id_max(const CosidCodecRt *rt)
+{
+	int			bits;
+
+	if (!rt->has_gen)
+		return (uint64) PG_INT64_MAX;
+	bits = cosid_layout_total_bits(&rt->layout) + rt->uncertainty_bits;
+	return bits >= 63 ? (uint64) PG_INT64_MAX : (UINT64CONST(1) << bits) - 1;
+}
+
+void
+cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
+{
+	char	   *txt = text_to_cstring(t);
+	const char *s = txt;
+	size_t		len = strlen(txt);
+	char		msg[256];
+	bool		check_date[COSID_CODEC_MAX_ITEMS] = {false};
+	CosidTm		date_tm[COSID_CODEC_MAX_ITEMS];
+	int			first;
+	CosidDecodeResult r;
+
+	memset(id, 0, sizeof(*id));
+	id->wide = rt->has_gen && rt->strategy == COSID_STRATEGY_COSID80;
+
+	first = (rt->codec.nitems > 0 &&
+			 rt->codec.items[0].kind != COSID_CODEC_PREFIX &&
+			 rt->codec.items[0].kind != COSID_CODEC_SUFFIX &&
+			 rt->codec.items[0].kind != COSID_CODEC_DATE_PREFIX) ? 1 : 0;
+
+	/* the wrappers, outermost (last) first */
+	for (int i = rt->codec.nitems - 1; i >= first; i--)
+	{
+		const CosidCodecItem *it = &rt->codec.items[i];
+		size_t		n;
+
+		switch (it->kind)
+		{
+			case COSID_CODEC_PREFIX:
+				n = strlen(it->text);
+				if (len < n || memcmp(s, it->text, n) != 0)
+					decode_error(i, it, txt, psprintf("the text does not start with \"%s\"", it->text));
+				s += n;
+				len -= n;
+				break;
+			case COSID_CODEC_SUFFIX:
+				n = strlen(it->text);
+				if (len < n || memcmp(s + len - n, it->text, n) != 0)
+					decode_error(i, it, txt, psprintf("the text does not end with \"%s\"", it->text));
+				len -= n;
+				break;
+			case COSID_CODEC_DATE_PREFIX:
+				n = strlen(it->delimiter);
+				if (len < (size_t) it->pattern_len + n)
+					decode_error(i, it, txt, psprintf("expected a date of the form %s first", it->pattern));
+				memset(&date_tm[i], 0, sizeof(CosidTm));
+				date_tm[i].year = 1970;
+				date_tm[i].month = date_tm[i].day = 1;
+				if (cosid_date_parse(it->pattern, s, it->pattern_len, &date_tm[i], msg, sizeof(msg)) != COSID_DECODE_OK)
+					decode_error(i, it, txt, msg);
+				if (memcmp(s + it->pattern_len, it->delimiter, n) != 0)
+					decode_error(i, it, txt, psprintf("expected \"%s\" after the date", it->delimiter));
+				check_date[i] = it->source == COSID_SOURCE_ID_TIME;
+				s += it->pattern_len + n;
+				len -= it->pattern_len + n;
+				break;
+			default:
+				elog(ERROR, "codec item %d cannot wrap", i);
+		}
+	}
+
+	/* the number */
+	if (first == 0)
+	{
+		if (id->wide)
+		{
+			uint64		hi,
+						lo;
+			char	   *digits = pnstrdup(s, len);
+
+			if (!cosid_u128_parse(digits, len, &hi, &lo))
+				decode_error(-1, NULL, txt, "Expected the decimal digits of an id.");
+			if ((cosid_layout_total_bits(&rt->layout) >= 64 ?
+				 (hi >> (cosid_layout_total_bits(&rt->layout) - 64)) != 0 :
+				 (hi != 0 || (lo >> cosid_layout_total_bits(&rt->layout)) != 0)))
+				range_error(-1, NULL, txt, "The number is larger than the generator's ids.");
+			cosid_layout_unpack128(&rt->layout, hi, lo, &id->time, &id->node, &id->seq);
+		}
+		else
+		{
+			r = parse_decimal(s, len, id_max(rt), &id->id);
+			if (r == COSID_DECODE_SYNTAX)
+				decode_error(-1, NULL, txt, "Expected the decimal digits of an id.");
+			if (r == COSID_DECODE_RANGE)
+				range_error(-1, NULL, txt, "The number is larger than the generator's ids.");
+		}
+	}
+	else
+	{
+		const CosidCodecItem *it = &rt->codec.items[0];
+
+		switch (it->kind)
+		{
+			case COSID_CODEC_RADIX:
+				r = cosid_radix_decode(&it->radix, s, len, id_max(rt), &id->id, msg, sizeof(msg));
+				if (r == COSID_DECODE_SYNTAX)
+					decode_error(0, it, txt, msg);
+				if (r == COSID_DECODE_RANGE)
+					range_error(0, it, txt, msg);
+				break;
+			case COSID_CODEC_FRIENDLY:
+			case COSID_CODEC_PARTS_FRIENDLY:
+				{
+					CosidTm		tm;
+					int64		ms;
+					int64		time;
+
+					memset(&tm, 0, sizeof(tm));
+					r = cosid_friendly_parse(&rt->layout, it->pad_start, s, len, &tm,
+											 &id->node, &id->seq, msg, sizeof(msg));
+					if (r == COSID_DECODE_SYNTAX)
+						decode_error(0, it, txt, msg);
+					if (r == COSID_DECODE_RANGE)
+						range_error(0, it, txt, msg);
+					if (!tm_to_ms(&tm, rt->zones[0], &ms))
+						decode_error(0, it, txt, "the date is not a valid date");
+					time = cosid_unit_of(&rt->layout, ms);
+					if (time < 0 || time > cosid_layout_max_time(&rt->layout))
+						range_error(0, it, txt, "the time is outside the layout's range");
+					id->time = time;
+					if (!id->wide)
+						id->id = cosid_layout_pack(&rt->layout, time, id->node, id->seq);
+				}
+				break;
+			case COSID_CODEC_PARTS_RADIX:
+				r = cosid_parts_radix_decode(&rt->layout, it->radix.radix, s, len,
+											 &id->time, &id->node, &id->seq, msg, sizeof(msg));
+				if (r == COSID_DECODE_SYNTAX)
+					decode_error(0, it, txt, msg);
+				if (r == COSID_DECODE_RANGE)
+					range_error(0, it, txt, msg);
+				break;
+			case COSID_CODEC_GROUPED:
+				{
+					int			plen = (int) strlen(cosid_group_pattern(it->group));
+					size_t		dlen = strlen(it->delimiter);
+					int64		period;
+					int64		value;
+
+					if (len < (size_t) plen + dlen ||
+						parse_decimal(s, plen, PG_INT64_MAX, &period) != COSID_DECODE_OK ||
+						memcmp(s + plen, it->delimiter, dlen) != 0)
+						decode_error(0, it, txt,
+									 psprintf("expected the period as %s, then \"%s\"",
+											  cosid_group_pattern(it->group), it->delimiter));
+					s += plen + dlen;
+					len -= plen + dlen;
+					if (it->value_is_radix)
+						r = cosid_radix_decode(&it->radix, s, len, (uint64) cosid_group_scale(it->group) - 1,
+											   &value, msg, sizeof(msg));
+					else
+					{
+						r = parse_decimal(s, len, (uint64) cosid_group_scale(it->group) - 1, &value);
+						snprintf(msg, sizeof(msg), "expected the value's decimal digits");
+					}
+					if (r == COSID_DECODE_SYNTAX)
+						decode_error(0, it, txt, msg);
+					if (r == COSID_DECODE_RANGE)
+						range_error(0, it, txt, "the value does not fit its period");
+					id->id = period * cosid_group_scale(it->group) + value;
+					if (!cosid_group_split(it->group, id->id, &period, &value))
+						decode_error(0, it, txt, "the period is not a valid date");
+				}
+				break;
+			case COSID_CODEC_CUSTOM:
+				{
+					Datum		d = FunctionCall1Coll((FmgrInfo *) &rt->decode_fn, InvalidOid,
+													  PointerGetDatum(cstring_to_text_with_len(s, len)));
+
+					id->id = DatumGetInt64(d);
+				}
+				break;
+			default:
+				elog(ERROR, "codec item 0 is not a converter");
+		}
+	}
+
+	/* a date prefix from the id's time must match that time */
+	for (int i = first; i < rt->codec.nitems; i++)
+	{
+		const CosidCodecItem *it = &rt->codec.items[i];
+		CosidTm		tm;
+		char		want[64];
+		char		got[64];
+
+		if (!check_date[i])
+			continue;
+		ms_to_tm(id_time_ms(rt, id), rt->zones[i], &tm);
+		cosid_date_format(it->pattern, &tm, want);
+		cosid_date_format(it->pattern, &date_tm[i], got);
+		if (strcmp(want, got) != 0)
+			decode_error(i, it, txt, psprintf("the date %s is not the id's time (%s)", got, want));
+	}
+}
+
+/* ---------- SQL: cosid_encode, cosid_decode ---------- */
+
+/* "NOW" in cosid_encode: the statement's start, so the function is STABLE. */
+static int64
+statement_ms(void)
+{
+	return cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp());
+}
+
+/* The call site's ad-hoc codec, re-bound only when the list changes. */
+typedef struct AdhocCache
+{
+	int			len;
+	char	   *bytes;
+	CosidCodecRt *rt;
+} AdhocCache;
+
+static CosidCodecRt *
+adhoc_codec(FunctionCallInfo fcinfo, Jsonb *list)
+{
+	AdhocCache *c = fcinfo->flinfo->fn_extra;
+	int			len = VARSIZE(list);
+
+	if (likely(c != NULL && c->len == len && memcmp(c->bytes, list, len) == 0))
+		return c->rt;
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AdhocCache));
+	c->len = 0;
+	c->rt = cosid_codec_bind(list, NULL, fcinfo->flinfo->fn_mcxt);
+	c->bytes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+	memcpy(c->bytes, list, len);
+	c->len = len;
+	return c->rt;
+}
+
+Datum
+cosid_encode_adhoc(PG_FUNCTION_ARGS)
+{
+	CosidId		id;
+
+	memset(&id, 0, sizeof(id));
+	id.id = PG_GETARG_INT64(0);
+	PG_RETURN_TEXT_P(cosid_codec_encode(adhoc_codec(fcinfo, PG_GETARG_JSONB_P(1)), &id,
+										statement_ms()));
+}
+
+Datum
+cosid_decode_adhoc(PG_FUNCTION_ARGS)
+{
+	CosidId		id;
+
+	cosid_codec_decode(adhoc_codec(fcinfo, PG_GETARG_JSONB_P(1)), PG_GETARG_TEXT_PP(0), &id);
+	PG_RETURN_INT64(id.id);
+}
+
+Datum
+cosid_encode_named(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	CosidId		id;
+
+	memset(&id, 0, sizeof(id));
+	id.id = PG_GETARG_INT64(1);
+	if (c->def.strategy == COSID_STRATEGY_COSID80)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
+				 errhint("Its ids are text already: cosid_next_text() gives them encoded.")));
+	PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, statement_ms()));
+}
+
+Datum
+cosid_decode_named(PG_FUNCTION_ARGS)
+{
+	text	   *txt = PG_GETARG_TEXT_PP(1);
+	CosidGenCache *c;
+	CosidId		id;
+
+	/*
+	 * cosid_decode('text', '[...]') with two untyped literals resolves to
+	 * this form (name, text), not to (text, jsonb): say so when the name is
+	 * unknown and the "text" looks like a codec list.
+	 */
+	c = cosid_lookup_hinted(fcinfo, PG_GETARG_TEXT_PP(0), false,
+							VARSIZE_ANY_EXHDR(txt) > 0 && *VARDATA_ANY(txt) == '[' ?
+							"To decode with a codec list, make it jsonb: cosid_decode(txt, '[...]'::jsonb)." :
+							NULL);
+
+	if (c->def.strategy == COSID_STRATEGY_COSID80)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
+				 errhint("Use cosid_unpack(name, text) to read them.")));
+	cosid_codec_decode(c->codec, txt, &id);
+	PG_RETURN_INT64(id.id);
+}
