@@ -82,7 +82,8 @@ suite_fuzz() {
 		[ -x "$f" ] || continue
 		name=$(basename "$f")
 		mkdir -p "$WORK/fuzz/$name"
-		cp -r "$REPO/test/fuzz/corpus/." "$WORK/fuzz/$name/" 2>/dev/null
+		# each harness starts from its own seeds (test/fuzz/corpus_ulid, ...)
+		cp -r "$REPO/test/fuzz/corpus_${name#fuzz_}/." "$WORK/fuzz/$name/" 2>/dev/null
 		if "$f" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
 			-artifact_prefix="$WORK/fuzz/" "$WORK/fuzz/$name" >"$WORK/fuzz/$name.log" 2>&1; then
 			ok=$((ok + 1))
