@@ -169,15 +169,21 @@ COMMENT ON SCHEMA cosid IS 'cosid''s catalog of generators';
 -- later change to a preset never changes an existing generator.
 CREATE TABLE cosid.generator (
 	name text PRIMARY KEY,
-	strategy text NOT NULL,
+	strategy text NOT NULL CHECK (strategy IN ('snowflake', 'cosid80', 'segment')),
 	config jsonb NOT NULL,
-	epoch_ms bigint NOT NULL,
-	unit_ms integer NOT NULL,
-	time_bits integer NOT NULL,
-	node_bits integer NOT NULL,
-	seq_bits integer NOT NULL,
-	seq_reset_threshold bigint NOT NULL,
-	owner regrole NOT NULL
+	-- time-based generators
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	seq_reset_threshold bigint,
+	-- segment generators: the sequence numbers are allocated from
+	sequence regclass,
+	owns_sequence boolean NOT NULL DEFAULT false,
+	owner regrole NOT NULL,
+	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
+	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );
 COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cosid_define(), cosid_alter() and cosid_drop()';
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
@@ -194,12 +200,13 @@ CREATE TRIGGER generator_changed
 CREATE VIEW cosid.generators AS
 	SELECT name, strategy, owner,
 		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
-		   CASE unit_ms WHEN 1 THEN 'ms' ELSE 's' END AS unit,
+		   CASE unit_ms WHEN 1 THEN 'ms' WHEN 1000 THEN 's' END AS unit,
 		   time_bits, node_bits, seq_bits, seq_reset_threshold,
 		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
 		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
 		   strategy <> 'cosid80'
 			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
+		   sequence,
 		   config
 	FROM cosid.generator;
 COMMENT ON VIEW cosid.generators IS 'generators of this database with their resolved layout';
@@ -266,8 +273,9 @@ COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which
 
 CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
 							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
+							OUT segment_fetches bigint, OUT segment_waits bigint,
 							OUT epoch_ms bigint, OUT unit_ms integer, OUT time_bits integer,
-							OUT node_bits integer, OUT seq_bits integer)
+							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -277,10 +285,17 @@ CREATE VIEW cosid_stats AS
 		   coalesce(s.seq_waits, 0) AS seq_waits,
 		   coalesce(s.clock_borrows, 0) AS clock_borrows,
 		   coalesce(s.clock_waits, 0) AS clock_waits,
-		   coalesce(s.clock_failures, 0) AS clock_failures
+		   coalesce(s.clock_failures, 0) AS clock_failures,
+		   coalesce(s.segment_fetches, 0) AS segment_fetches,
+		   coalesce(s.segment_waits, 0) AS segment_waits
 	FROM cosid.generator g
-		LEFT JOIN cosid.stats() s USING (name, epoch_ms, unit_ms, time_bits, node_bits, seq_bits);
-COMMENT ON VIEW cosid_stats IS 'per generator of this database: ids issued and the waits, borrows and failures since the server started';
+		LEFT JOIN cosid.stats() s
+		  ON s.name = g.name
+		 AND s.sequence IS NOT DISTINCT FROM g.sequence::oid
+		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
+		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
+		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;
+COMMENT ON VIEW cosid_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
 
 -------------------------------------------------------------------------------
 -- Codecs: ids to text and back.

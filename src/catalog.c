@@ -12,6 +12,7 @@
 #include "common/hashfn.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -20,6 +21,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/syscache.h"
@@ -37,8 +39,27 @@ uint64		cosid_local_generation = 1;
 static const char *const known_keys[] = {
 	"strategy", "layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
 	"seq-reset-threshold", "clock-regression", "codec", "int", "uncertainty-bits",
+	"step", "start", "group", "zone", "adopt-sequence",
 	NULL
 };
+
+/* Keys only a time-based generator has, and only a segment generator has. */
+static const char *const time_keys[] = {
+	"layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
+	"seq-reset-threshold", "clock-regression", "uncertainty-bits", NULL
+};
+static const char *const segment_keys[] = {
+	"step", "start", "group", "zone", "adopt-sequence", NULL
+};
+
+static bool
+key_in(const char *key, const char *const *list)
+{
+	for (int i = 0; list[i]; i++)
+		if (strcmp(key, list[i]) == 0)
+			return true;
+	return false;
+}
 
 static void def_error(const char *path, const char *fmt,...) pg_attribute_printf(2, 3);
 
@@ -196,10 +217,16 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 	const char *bad;
 	int			max_bits;
 
+	const char *time_key = NULL;
+	const char *segment_key = NULL;
+
 	memset(def, 0, sizeof(*def));
 	strlcpy(def->name, name, NAMEDATALEN);
 	def->policy.borrow_ms = COSID_DEFAULT_BORROW_MS;
 	def->policy.wait_ms = COSID_DEFAULT_WAIT_MS;
+	def->step = 100;
+	def->start = 1;
+	strlcpy(def->zone, "UTC", sizeof(def->zone));
 
 	if (!JB_ROOT_IS_OBJECT(config) || JB_ROOT_IS_SCALAR(config))
 		def_error("definition", "expected a JSON object such as {\"strategy\": \"snowflake\"}");
@@ -214,8 +241,40 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 		tok = JsonbIteratorNext(&it, &val, true);
 		Assert(tok == WJB_VALUE);
 
+		if (time_key == NULL && key_in(key, time_keys))
+			time_key = key;
+		if (segment_key == NULL && key_in(key, segment_keys))
+			segment_key = key;
+
 		if (strcmp(key, "strategy") == 0)
-			strategy = jbv_string(&val, key, "\"snowflake\" or \"cosid80\"");
+			strategy = jbv_string(&val, key, "\"snowflake\", \"cosid80\" or \"segment\"");
+		else if (strcmp(key, "step") == 0)
+			def->step = jbv_int(&val, key, 1, INT64CONST(1000000000));
+		else if (strcmp(key, "start") == 0)
+			def->start = jbv_int(&val, key, 0, INT64CONST(1) << 62);
+		else if (strcmp(key, "group") == 0)
+		{
+			char	   *g = jbv_string(&val, key, "\"day\", \"month\" or \"year\"");
+
+			if (pg_strcasecmp(g, "day") == 0)
+				def->group = COSID_GROUP_DAY;
+			else if (pg_strcasecmp(g, "month") == 0)
+				def->group = COSID_GROUP_MONTH;
+			else if (pg_strcasecmp(g, "year") == 0)
+				def->group = COSID_GROUP_YEAR;
+			else
+				def_error(key, "expected \"day\", \"month\" or \"year\", found \"%s\"", g);
+		}
+		else if (strcmp(key, "zone") == 0)
+		{
+			char	   *z = jbv_string(&val, key, "a time zone name such as \"Asia/Shanghai\"");
+
+			if (strlen(z) >= sizeof(def->zone) || pg_tzset(z) == NULL)
+				def_error(key, "unknown time zone \"%s\"", z);
+			strlcpy(def->zone, z, sizeof(def->zone));
+		}
+		else if (strcmp(key, "adopt-sequence") == 0)
+			def->adopt = jbv_string(&val, key, "the name of a sequence");
 		else if (strcmp(key, "layout") == 0)
 			preset_name = jbv_string(&val, key, "a layout name");
 		else if (strcmp(key, "epoch") == 0)
@@ -301,8 +360,28 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 		def->strategy = COSID_STRATEGY_SNOWFLAKE;
 	else if (pg_strcasecmp(strategy, "cosid80") == 0)
 		def->strategy = COSID_STRATEGY_COSID80;
+	else if (pg_strcasecmp(strategy, "segment") == 0)
+		def->strategy = COSID_STRATEGY_SEGMENT;
 	else
-		def_error("strategy", "expected \"snowflake\" or \"cosid80\", found \"%s\"", strategy);
+		def_error("strategy", "expected \"snowflake\", \"cosid80\" or \"segment\", found \"%s\"", strategy);
+
+	if (def->strategy == COSID_STRATEGY_SEGMENT)
+	{
+		if (time_key)
+			def_error(time_key, "not a key of segment generators (it belongs to time-based ones)");
+		if (def->adopt && def->group != COSID_GROUP_NONE)
+			def_error("adopt-sequence", "cannot be combined with \"group\": a periodic number carries its period");
+		if (def->group != COSID_GROUP_NONE && def->start >= cosid_group_scale(def->group))
+			def_error("start", "expected at most " INT64_FORMAT " for group values",
+					  cosid_group_scale(def->group) - 1);
+		if (def->int32 && def->group != COSID_GROUP_NONE)
+			def_error("int", "cannot be combined with \"group\": periodic numbers do not fit int4");
+		if (def->int32 && def->start > PG_INT32_MAX)
+			def_error("start", "expected at most 2147483647 with \"int\": true");
+		return;
+	}
+	if (segment_key)
+		def_error(segment_key, "only a key of segment generators (strategy \"segment\")");
 
 	if (preset_name == NULL)
 		preset = def->strategy == COSID_STRATEGY_COSID80 ?
@@ -489,20 +568,121 @@ cosid_catalog_changed(PG_FUNCTION_ARGS)
 }
 
 static void
-layout_values(const CosidGenDef *def, Datum *values)
+layout_values(const CosidGenDef *def, Datum *values, char *nulls)
 {
+	bool		time_based = COSID_TIME_BASED(def->strategy);
+
 	values[0] = Int64GetDatum(def->layout.epoch_ms);
 	values[1] = Int32GetDatum((int32) def->layout.unit_ms);
 	values[2] = Int32GetDatum(def->layout.time_bits);
 	values[3] = Int32GetDatum(def->layout.node_bits);
 	values[4] = Int32GetDatum(def->layout.seq_bits);
 	values[5] = Int64GetDatum(def->layout.seq_reset_threshold);
+	for (int i = 0; i < 6; i++)
+		nulls[i] = time_based ? ' ' : 'n';
 }
 
 static const char *
 strategy_name(CosidStrategy s)
 {
-	return s == COSID_STRATEGY_COSID80 ? "cosid80" : "snowflake";
+	return s == COSID_STRATEGY_COSID80 ? "cosid80" :
+		s == COSID_STRATEGY_SEGMENT ? "segment" : "snowflake";
+}
+
+static CosidStrategy
+strategy_from_name(const char *s)
+{
+	return strcmp(s, "cosid80") == 0 ? COSID_STRATEGY_COSID80 :
+		strcmp(s, "segment") == 0 ? COSID_STRATEGY_SEGMENT : COSID_STRATEGY_SNOWFLAKE;
+}
+
+/*
+ * The backing sequence of a segment generator.  Its value is the last number
+ * of the last segment handed out, its increment the step, so nextval() gives
+ * the end of the next segment: [value - step + 1, value].
+ *
+ * A sequence to adopt (a bigserial's) must be the caller's; it is set to the
+ * step and to the last number it gave (or one below its start), so that the
+ * generator continues it with no gap and no overlap.
+ */
+static Oid
+segment_sequence(const CosidGenDef *def, bool *owns)
+{
+	Oid			argtypes[2] = {TEXTOID, OIDOID};
+	Datum		values[2];
+	Oid			relid;
+	bool		isnull;
+
+	if (def->adopt == NULL)
+	{
+		char	   *sql;
+
+		values[0] = CStringGetTextDatum(def->name);
+		if (catalog_exec("SELECT format('cosid.%I', 'segment_' || md5($1))", 1, argtypes,
+						 values, NULL, true) != SPI_OK_SELECT)
+			elog(ERROR, "could not name the backing sequence");
+		sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		if (catalog_exec(psprintf("CREATE SEQUENCE %s INCREMENT BY " INT64_FORMAT
+								  " MINVALUE 0 START WITH " INT64_FORMAT, sql,
+								  def->step, def->start + def->step - 1),
+						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
+			elog(ERROR, "could not create the backing sequence");
+		if (catalog_exec(psprintf("SELECT '%s'::regclass::oid", sql), 0, NULL, NULL, NULL,
+						 true) != SPI_OK_SELECT)
+			elog(ERROR, "could not find the backing sequence");
+		*owns = true;
+		return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+											  &isnull));
+	}
+
+	*owns = false;
+	relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(def->adopt)),
+							 NoLock, true);
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
+		def_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
+#else
+	if (!pg_class_ownercheck(relid, GetUserId()))
+#endif
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of sequence %s to adopt it", def->adopt)));
+
+	values[0] = ObjectIdGetDatum(relid);
+	argtypes[0] = OIDOID;
+	if (catalog_exec("SELECT name FROM cosid.generator WHERE sequence = $1", 1, argtypes, values,
+					 NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		def_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
+				  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+
+	/* continue from the last number given (one below the start if none) */
+	if (catalog_exec(psprintf("SELECT s.seqincrement, CASE WHEN q.is_called THEN q.last_value "
+							  "ELSE q.last_value - 1 END, s.seqmin FROM pg_sequence s, %s q "
+							  "WHERE s.seqrelid = %u",
+							  quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														 get_rel_name(relid)), relid),
+					 0, NULL, NULL, NULL, true) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read sequence %s", def->adopt);
+	{
+		int64		inc = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		int64		last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		int64		min = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+		const char *qname = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+													   get_rel_name(relid));
+
+		if (inc < 0)
+			def_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
+		if (catalog_exec(psprintf("ALTER SEQUENCE %s INCREMENT BY " INT64_FORMAT " MINVALUE " INT64_FORMAT,
+								  qname, def->step, Min(min, last)),
+						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY ||
+			catalog_exec(psprintf("SELECT setval('%s', " INT64_FORMAT ", true)", qname, last),
+						 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
+			elog(ERROR, "could not adopt sequence %s", def->adopt);
+	}
+	return relid;
 }
 
 Datum
@@ -511,9 +691,11 @@ cosid_define(PG_FUNCTION_ARGS)
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
-	Oid			argtypes[10] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID};
-	Datum		values[10];
+	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID};
+	Datum		values[12];
+	char		nulls[12];
+	bool		owns = false;
 
 	check_name(name);
 	parse_definition(name, config, &def, true);
@@ -530,14 +712,25 @@ cosid_define(PG_FUNCTION_ARGS)
 				 errmsg("generator \"%s\" already exists", name),
 				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
 
+	memset(nulls, ' ', sizeof(nulls));
 	values[1] = CStringGetTextDatum(strategy_name(def.strategy));
 	values[2] = JsonbPGetDatum(config);
-	layout_values(&def, &values[3]);
+	layout_values(&def, &values[3], &nulls[3]);
 	values[9] = ObjectIdGetDatum(GetUserId());
+	values[10] = ObjectIdGetDatum(InvalidOid);
+	nulls[10] = 'n';
+	if (def.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		values[10] = ObjectIdGetDatum(segment_sequence(&def, &owns));
+		nulls[10] = ' ';
+	}
+	values[11] = BoolGetDatum(owns);
+	values[0] = CStringGetTextDatum(name);
 	if (catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner) "
-					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::regrole)",
-					 10, argtypes, values, NULL, false) != SPI_OK_INSERT)
+					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+					 "owns_sequence) "
+					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::regrole, $11::regclass, $12)",
+					 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	mark_catalog_changed();
@@ -555,12 +748,15 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 	TupleDesc	desc;
 	bool		isnull;
 	char	   *strategy;
+	Datum		d;
 
 	if (catalog_exec(for_update ?
 					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					 "seq_reset_threshold, owner::oid FROM cosid.generator WHERE name = $1 FOR UPDATE" :
+					 "seq_reset_threshold, owner::oid, sequence::oid, owns_sequence "
+					 "FROM cosid.generator WHERE name = $1 FOR UPDATE" :
 					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					 "seq_reset_threshold, owner::oid FROM cosid.generator WHERE name = $1",
+					 "seq_reset_threshold, owner::oid, sequence::oid, owns_sequence "
+					 "FROM cosid.generator WHERE name = $1",
 					 1, argtypes, values, NULL, !for_update) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed == 0)
@@ -570,15 +766,26 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 	desc = SPI_tuptable->tupdesc;
 	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
 	*config = DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 2, &isnull));
-	stored->strategy = strcmp(strategy, "cosid80") == 0 ?
-		COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
-	stored->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-	stored->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-	stored->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-	stored->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-	stored->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-	stored->layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
+	stored->strategy = strategy_from_name(strategy);
+	if (COSID_TIME_BASED(stored->strategy))
+	{
+		stored->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+		stored->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+		stored->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+		stored->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+		stored->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+		stored->layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
+	}
 	*owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
+	d = SPI_getbinval(tup, desc, 10, &isnull);
+	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
+	if (stored->strategy == COSID_STRATEGY_SEGMENT && !OidIsValid(stored->seqid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segment generator \"%s\" has lost its backing sequence", name),
+				 errhint("Drop the generator and define it again.")));
+	d = SPI_getbinval(tup, desc, 11, &isnull);
+	stored->owns_sequence = !isnull && DatumGetBool(d);
 }
 
 /* What cosid_alter() must refuse: anything that could issue an id again. */
@@ -589,6 +796,25 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 
 	if (old->strategy != new->strategy)
 		key = "strategy";
+	else if (old->strategy == COSID_STRATEGY_SEGMENT)
+	{
+		if (old->start != new->start)
+			key = "start";
+		else if (old->group != new->group)
+			key = "group";
+		else if (strcmp(old->zone, new->zone) != 0)
+			key = "zone";
+		else if ((old->adopt == NULL) != (new->adopt == NULL) ||
+				 (old->adopt && strcmp(old->adopt, new->adopt) != 0))
+			key = "adopt-sequence";
+		if (key)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: cannot change the %s of segment generator \"%s\"", key, key, name),
+					 errdetail("Changing where numbers start, their period or their sequence could issue a number again."),
+					 errhint("Define a new generator instead; cosid_alter() changes the step, codec and int.")));
+		return;
+	}
 	else if (old->layout.epoch_ms != new->layout.epoch_ms)
 		key = "epoch";
 	else if (old->layout.unit_ms != new->layout.unit_ms)
@@ -623,6 +849,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 	Oid			owner;
 	Oid			argtypes[5] = {TEXTOID, JSONBOID, INT8OID, OIDOID, OIDOID};
 	Datum		values[3];
+	char		nulls[3] = {' ', ' ', ' '};
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
 		def_error("definition", "expected a JSON object of the keys to change");
@@ -652,11 +879,24 @@ cosid_alter(PG_FUNCTION_ARGS)
 	}
 	(void) cosid_codec_bind(new.codec, &new, CurrentMemoryContext);
 
+	/* a new step: the sequence hands out segments of the new size from now on */
+	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step)
+	{
+		if (catalog_exec(psprintf("ALTER SEQUENCE %s INCREMENT BY " INT64_FORMAT,
+								  quote_qualified_identifier(get_namespace_name(get_rel_namespace(stored.seqid)),
+															 get_rel_name(stored.seqid)),
+								  new.step),
+						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
+			elog(ERROR, "could not change the step of generator \"%s\"", name);
+	}
+
 	values[0] = CStringGetTextDatum(name);
 	values[1] = JsonbPGetDatum(merged);
 	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
+	if (!COSID_TIME_BASED(new.strategy))
+		nulls[2] = 'n';
 	if (catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 WHERE name = $1",
-					 3, argtypes, values, NULL, false) != SPI_OK_UPDATE)
+					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE)
 		elog(ERROR, "could not update cosid.generator");
 	SPI_finish();
 	mark_catalog_changed();
@@ -688,11 +928,19 @@ cosid_drop(PG_FUNCTION_ARGS)
 			PG_RETURN_VOID();
 		}
 	}
+	memset(&stored, 0, sizeof(stored));
 	read_row(name, true, &config, &stored, &owner, NULL);
 	check_owner(name, owner);
 	if (catalog_exec("DELETE FROM cosid.generator WHERE name = $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
+	/* a sequence cosid made goes with it; an adopted one stays its owner's */
+	if (stored.owns_sequence &&
+		catalog_exec(psprintf("DROP SEQUENCE %s",
+							  quote_qualified_identifier(get_namespace_name(get_rel_namespace(stored.seqid)),
+														 get_rel_name(stored.seqid))),
+					 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
+		elog(ERROR, "could not drop the backing sequence of generator \"%s\"", name);
 	SPI_finish();
 	mark_catalog_changed();
 	PG_RETURN_VOID();
@@ -720,7 +968,10 @@ attach_entry(const CosidGenDef *def)
 
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
-	key.layout_hash = layout_hash(&def->layout);
+	/* a segment generator's numbers belong to its sequence */
+	key.layout_hash = def->strategy == COSID_STRATEGY_SEGMENT ?
+		hash_bytes((const unsigned char *) &def->seqid, sizeof(Oid)) ^ 0x5e67e47u :
+		layout_hash(&def->layout);
 	strlcpy(key.name, def->name, NAMEDATALEN);
 
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
@@ -743,7 +994,17 @@ attach_entry(const CosidGenDef *def)
 		if (!found)
 		{
 			e->layout = def->layout;
+			e->seqid = def->seqid;
 			SpinLockInit(&e->mutex);
+			e->seg_next = 1;
+			e->seg_end = 0;
+			e->seg_period = 0;
+			e->pre_start = 1;
+			e->pre_end = 0;
+			e->pre_period = 0;
+			e->fetching = false;
+			e->fetcher = 0;
+			e->segment_fetches = e->segment_waits = 0;
 
 			/*
 			 * Start as if the current unit were used up: the first id comes
@@ -752,15 +1013,21 @@ attach_entry(const CosidGenDef *def)
 			 * copy restored from it, or its template); none can have been
 			 * made in a later one.
 			 */
-			e->state.last_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
-			e->state.seq = cosid_layout_max_seq(&def->layout);
+			if (COSID_TIME_BASED(def->strategy))
+			{
+				e->state.last_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
+				e->state.seq = cosid_layout_max_seq(&def->layout);
+			}
+			else
+				e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
 			e->issued = e->seq_waits = e->clock_borrows = 0;
 			e->clock_waits = e->clock_failures = 0;
 		}
 		LWLockRelease(cosid_shared->gen_hash_lock);
 	}
-	if (!cosid_layout_same_ids(&e->layout, &def->layout))
-		elog(ERROR, "cosid: layout hash collision for generator \"%s\"", def->name);
+	if (def->strategy == COSID_STRATEGY_SEGMENT ? e->seqid != def->seqid :
+		!cosid_layout_same_ids(&e->layout, &def->layout))
+		elog(ERROR, "cosid: state hash collision for generator \"%s\"", def->name);
 	return e;
 }
 
@@ -815,12 +1082,16 @@ cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
 	parse_definition(cname, config, &c->def, false);
 	c->def.strategy = stored.strategy;
 	c->def.layout = stored.layout;
+	c->def.seqid = stored.seqid;
+	c->def.owns_sequence = stored.owns_sequence;
+	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
+	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
 	c->codec = cosid_codec_bind(c->def.codec, &c->def, c->cxt);
 	c->def.codec = NULL;
 	SPI_finish();
 
-	if (c->def.layout.node_bits < cosid_machine_bits)
+	if (COSID_TIME_BASED(c->def.strategy) && c->def.layout.node_bits < cosid_machine_bits)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("generator \"%s\" has %d node bits, fewer than cosid.machine_bits (%d)",

@@ -127,6 +127,24 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 		rt->uncertainty_bits = gen->uncertainty_bits;
 	}
 
+	/* a segment number has no time, node or sequence to show */
+	if (gen && gen->strategy == COSID_STRATEGY_SEGMENT)
+	{
+		for (int i = 0; i < rt->codec.nitems; i++)
+		{
+			CosidCodecItem *it = &rt->codec.items[i];
+
+			if (it->kind == COSID_CODEC_FRIENDLY || it->kind == COSID_CODEC_PARTS_RADIX ||
+				it->kind == COSID_CODEC_PARTS_FRIENDLY)
+				codec_error(item_path(prefix, i, it->kind, NULL),
+							"needs a time-based generator; a segment number has no time, node or sequence");
+			if (it->kind == COSID_CODEC_DATE_PREFIX && it->has_source &&
+				it->source == COSID_SOURCE_ID_TIME)
+				codec_error(item_path(prefix, i, it->kind, "source"),
+							"\"ID_TIME\" needs a time-based generator; a segment number has no time");
+		}
+	}
+
 	for (int i = 0; i < rt->codec.nitems; i++)
 	{
 		CosidCodecItem *it = &rt->codec.items[i];
@@ -168,9 +186,11 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
 			case COSID_CODEC_GROUPED:
-				if (gen)
+				if (gen && (gen->strategy != COSID_STRATEGY_SEGMENT || gen->group == COSID_GROUP_NONE))
 					codec_error(item_path(prefix, i, it->kind, NULL),
 								"only for a segment generator with a \"group\"");
+				if (gen)
+					it->group = gen->group; /* the generator's period */
 				break;
 			case COSID_CODEC_CUSTOM:
 				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
@@ -183,7 +203,8 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				if (!it->has_source)
-					it->source = gen ? COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
+					it->source = gen && COSID_TIME_BASED(gen->strategy) ?
+						COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
 				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
 					codec_error(item_path(prefix, i, it->kind, "source"),
 								"\"ID_TIME\" needs a time-based generator: use cosid_encode(name, id)");
@@ -451,7 +472,7 @@ id_max(const CosidCodecRt *rt)
 {
 	int			bits;
 
-	if (!rt->has_gen)
+	if (!rt->has_gen || rt->strategy == COSID_STRATEGY_SEGMENT)
 		return (uint64) PG_INT64_MAX;
 	bits = cosid_layout_total_bits(&rt->layout) + rt->uncertainty_bits;
 	return bits >= 63 ? (uint64) PG_INT64_MAX : (UINT64CONST(1) << bits) - 1;

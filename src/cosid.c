@@ -25,6 +25,7 @@ int			cosid_machine_bits = 10;
 char	   *cosid_slot_setting = NULL;
 char	   *cosid_namespace = NULL;
 int			cosid_max_generators = 1024;
+char	   *cosid_debug_now = NULL;
 
 CosidShared *cosid_shared = NULL;
 HTAB	   *cosid_gen_hash = NULL;
@@ -89,6 +90,13 @@ define_settings(void)
 							1024, 16, 1000000,
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.debug_now",
+							   "For tests: the time segment generators take their period from.",
+							   "Empty (the default) means the clock.",
+							   &cosid_debug_now,
+							   "",
+							   PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("cosid");
 #else

@@ -54,6 +54,7 @@ extern int	cosid_machine_bits;
 extern char *cosid_slot_setting;
 extern char *cosid_namespace;
 extern int	cosid_max_generators;
+extern char *cosid_debug_now;
 
 /* How far ahead of the clock the worker keeps the window end, and when it
  * extends it (ms). */
@@ -87,13 +88,31 @@ typedef struct CosidGenEntry
 	CosidGenKey key;			/* hash key: must be first */
 	CosidLayout layout;			/* constant once the entry exists (its
 								 * threshold is the first definition's) */
+	Oid			seqid;			/* segment generators: the backing sequence */
 	slock_t		mutex;			/* protects everything below */
-	CosidTimeState state;
+	CosidTimeState state;		/* time-based generators */
+
+	/*
+	 * Segment generators: the current segment [seg_next, seg_end] and the one
+	 * fetched ahead [pre_start, pre_end] (empty when start > end), each with
+	 * its period (groups).  One backend at a time fetches (fetching, fetcher).
+	 */
+	int64		seg_next;
+	int64		seg_end;
+	int64		seg_period;
+	int64		pre_start;
+	int64		pre_end;
+	int64		pre_period;
+	bool		fetching;
+	int			fetcher;		/* pid of the fetching backend */
+
 	uint64		issued;
 	uint64		seq_waits;
 	uint64		clock_borrows;
 	uint64		clock_waits;
 	uint64		clock_failures;
+	uint64		segment_fetches;
+	uint64		segment_waits;
 } CosidGenEntry;
 
 typedef struct CosidShared
@@ -139,8 +158,11 @@ extern int64 cosid_timestamptz_to_ms(TimestampTz ts);
 typedef enum CosidStrategy
 {
 	COSID_STRATEGY_SNOWFLAKE,
-	COSID_STRATEGY_COSID80
+	COSID_STRATEGY_COSID80,
+	COSID_STRATEGY_SEGMENT
 } CosidStrategy;
+
+#define COSID_TIME_BASED(s) ((s) != COSID_STRATEGY_SEGMENT)
 
 /* A parsed, validated generator definition. */
 typedef struct CosidGenDef
@@ -152,6 +174,14 @@ typedef struct CosidGenDef
 	bool		int32;			/* "int": ids must fit int4 */
 	int			uncertainty_bits;
 	Jsonb	   *codec;			/* the "codec" list, NULL when none */
+	/* segment generators */
+	int64		step;
+	int64		start;
+	CosidGroup	group;
+	char		zone[64];		/* the group's zone */
+	char	   *adopt;			/* "adopt-sequence" as written, or NULL */
+	Oid			seqid;			/* the backing sequence (catalog) */
+	bool		owns_sequence;	/* cosid made it (and drops it) */
 } CosidGenDef;
 
 /* ---------- codecs (codec.c) ---------- */
@@ -202,6 +232,7 @@ typedef struct CosidGenCache
 	MemoryContext cxt;			/* what the definition owns; reset on re-read */
 	CosidGenDef def;
 	CosidCodecRt *codec;		/* the generator's codec, bound */
+	pg_tz	   *group_zone;		/* segment groups: the zone of their periods */
 	CosidGenEntry *entry;		/* NULL when not preloaded */
 	int			name_len;
 	char		name[NAMEDATALEN];

@@ -9,7 +9,13 @@
  */
 #include "cosid.h"
 
+#include "access/xlog.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_sequence.h"
+#include "commands/sequence.h"
 #include "funcapi.h"
+#include "storage/procarray.h"
+#include "utils/syscache.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -198,6 +204,246 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
 	}
 }
 
+
+/* ---------- segment generators ---------- */
+
+/* The period (yyyyMMdd, yyyyMM or yyyy digits) the clock is in, in the zone. */
+static int64
+current_period(CosidGenCache *c)
+{
+	TimestampTz now;
+	struct pg_tm tm;
+	fsec_t		fsec;
+	int			tz;
+	CosidTm		t;
+
+	if (cosid_debug_now != NULL && cosid_debug_now[0] != '\0')
+		now = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+													  CStringGetDatum(cosid_debug_now),
+													  ObjectIdGetDatum(InvalidOid),
+													  Int32GetDatum(-1)));
+	else
+		now = GetCurrentTimestamp();
+	if (timestamp2tm(now, &tz, &tm, &fsec, NULL, c->group_zone) != 0)
+		elog(ERROR, "could not read the clock in zone %s", c->def.zone);
+	memset(&t, 0, sizeof(t));
+	t.year = tm.tm_year;
+	t.month = tm.tm_mon;
+	t.day = tm.tm_mday;
+	return cosid_group_period(c->def.group, &t);
+}
+
+/* setval() on the backing sequence, as its owner: callers need no rights on it. */
+static void
+sequence_jump(Oid seqid, int64 value)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(seqid));
+	Oid			owner;
+	Oid			save_uid;
+	int			save_ctx;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for relation %u", seqid);
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	GetUserIdAndSecContext(&save_uid, &save_ctx);
+	SetUserIdAndSecContext(owner, save_ctx | SECURITY_LOCAL_USERID_CHANGE);
+	DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(seqid), Int64GetDatum(value),
+						BoolGetDatum(true));
+	SetUserIdAndSecContext(save_uid, save_ctx);
+}
+
+static int64
+sequence_increment(Oid seqid)
+{
+	HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(seqid));
+	int64		inc;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for sequence %u", seqid);
+	inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
+	ReleaseSysCache(tp);
+	return inc;
+}
+
+/*
+ * Fetch the next segment from the backing sequence (this backend holds the
+ * entry's fetching flag) and make it durable before any of its numbers is
+ * handed out.  For a group, a sequence still in an older period jumps to
+ * the start of this one.
+ */
+static void
+fetch_segment(CosidGenCache *c, int64 period)
+{
+	CosidGenEntry *e = c->entry;
+	volatile int64 end = 0;		/* set inside PG_TRY, read after it */
+	volatile int64 inc = 0;
+	volatile int64 seg_period = 0;
+	int64		start;
+
+	PG_TRY();
+	{
+		end = nextval_internal(c->def.seqid, false);
+		/* the sequence's own increment: a step changed since this call site
+		 * looked cannot make segments overlap */
+		inc = sequence_increment(c->def.seqid);
+		if (c->def.group != COSID_GROUP_NONE)
+		{
+			int64		scale = cosid_group_scale(c->def.group);
+			int64		base = period * scale + c->def.start - 1;
+
+			if (end - inc + 1 <= base)
+			{
+				end = base + inc;
+				sequence_jump(c->def.seqid, end);
+			}
+			seg_period = end / scale;
+			if ((end - inc + 1) / scale != seg_period)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("generator \"%s\" has used up the numbers of period " INT64_FORMAT,
+								c->def.name, (end - inc + 1) / scale),
+						 errdetail("A period holds " INT64_FORMAT " numbers.", scale - 1)));
+		}
+		/* never hand out a number a crash could give again */
+		XLogFlush(XactLastRecEnd);
+	}
+	PG_CATCH();
+	{
+		SpinLockAcquire(&e->mutex);
+		e->fetching = false;
+		SpinLockRelease(&e->mutex);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	start = end - inc + 1;
+	SpinLockAcquire(&e->mutex);
+	e->fetching = false;
+	if (start <= Max(e->seg_end, e->pre_end))
+	{
+		SpinLockRelease(&e->mutex);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the backing sequence of generator \"%s\" went back", c->def.name),
+				 errdetail("It gave " INT64_FORMAT " after numbers up to " INT64_FORMAT " were handed out.",
+						   start, Max(e->seg_end, e->pre_end)),
+				 errhint("Something other than the generator changed the sequence; set it above the numbers in use.")));
+	}
+	if (e->seg_next <= e->seg_end)
+	{
+		e->pre_start = start;
+		e->pre_end = end;
+		e->pre_period = seg_period;
+	}
+	else
+	{
+		e->seg_next = start;
+		e->seg_end = end;
+		e->seg_period = seg_period;
+	}
+	e->segment_fetches++;
+	SpinLockRelease(&e->mutex);
+}
+
+/*
+ * Hand out up to n numbers (n >= 1) from the shared segments, fetching the
+ * next one ahead of time (at half a segment left) so that callers rarely
+ * wait.  Returns how many (at least one).
+ */
+static size_t
+segment_issue(CosidGenCache *c, size_t n, int64 *out)
+{
+	CosidGenEntry *e = c->entry;
+	size_t		got = 0;
+	bool		counted_wait = false;
+	int			spins = 0;
+
+	for (;;)
+	{
+		int64		period = c->def.group != COSID_GROUP_NONE ? current_period(c) : 0;
+		bool		fetch = false;
+		bool		wait = false;
+		size_t		before = got;
+
+		SpinLockAcquire(&e->mutex);
+		if (period > e->seg_period)
+		{
+			/* a new period: what is left of the old one is not handed out */
+			e->seg_next = e->seg_end + 1;
+			e->seg_period = period;
+		}
+		if (period > e->pre_period && e->pre_start <= e->pre_end)
+			e->pre_start = e->pre_end + 1;
+		while (got < n && e->seg_next <= e->seg_end)
+			out[got++] = e->seg_next++;
+		if (got < n && e->pre_start <= e->pre_end)
+		{
+			e->seg_next = e->pre_start;
+			e->seg_end = e->pre_end;
+			e->seg_period = e->pre_period;
+			e->pre_start = e->pre_end + 1;
+			while (got < n && e->seg_next <= e->seg_end)
+				out[got++] = e->seg_next++;
+		}
+		if (!e->fetching && e->pre_start > e->pre_end &&
+			(got < n || e->seg_end - e->seg_next + 1 <= c->def.step / 2))
+		{
+			e->fetching = true;
+			e->fetcher = MyProcPid;
+			fetch = true;
+		}
+		else if (got == 0)
+		{
+			wait = true;
+			if (!counted_wait)
+				e->segment_waits++;
+			counted_wait = true;
+		}
+		e->issued += got - before;
+		SpinLockRelease(&e->mutex);
+
+		if (fetch)
+			fetch_segment(c, period);
+		if (got > 0 && (got == n || !fetch))
+			return got;
+		if (wait)
+		{
+			int			fetcher;
+
+			/* another backend is fetching: it takes microseconds */
+			if (++spins < 1000)
+			{
+				pg_spin_delay();
+				continue;
+			}
+			SpinLockAcquire(&e->mutex);
+			fetcher = e->fetching ? e->fetcher : 0;
+			SpinLockRelease(&e->mutex);
+			if (fetcher != 0 && BackendPidGetProc(fetcher) == NULL)
+			{
+				/* it died without saying so (FATAL): take over */
+				SpinLockAcquire(&e->mutex);
+				if (e->fetching && e->fetcher == fetcher)
+					e->fetching = false;
+				SpinLockRelease(&e->mutex);
+			}
+			cosid_wait_1ms();
+		}
+	}
+}
+
+static void
+check_time_based(CosidGenCache *c, const char *what)
+{
+	if (!COSID_TIME_BASED(c->def.strategy))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s needs a time-based generator; \"%s\" is a segment generator", what,
+						c->def.name),
+				 errdetail("A segment number has no time, node or sequence parts.")));
+}
+
 /* The id's number (at most 63 bits), uncertainty bits filled in. */
 static int64
 finish_id(CosidGenCache *c, int slot, int64 unit, int64 seq)
@@ -252,8 +498,13 @@ cosid_next(PG_FUNCTION_ARGS)
 	int64		id;
 
 	check_not_cosid80(c, "cosid_next_text()");
-	issue(c, 1, &slot, &unit, &seq);
-	id = finish_id(c, slot, unit, seq);
+	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+		segment_issue(c, 1, &id);
+	else
+	{
+		issue(c, 1, &slot, &unit, &seq);
+		id = finish_id(c, slot, unit, seq);
+	}
 	if (c->def.int32)
 		check_int32(c, id);
 	PG_RETURN_INT64(id);
@@ -269,8 +520,13 @@ cosid_next_int(PG_FUNCTION_ARGS)
 	int64		id;
 
 	check_not_cosid80(c, "cosid_next_text()");
-	issue(c, 1, &slot, &unit, &seq);
-	id = finish_id(c, slot, unit, seq);
+	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+		segment_issue(c, 1, &id);
+	else
+	{
+		issue(c, 1, &slot, &unit, &seq);
+		id = finish_id(c, slot, unit, seq);
+	}
 	check_int32(c, id);
 	PG_RETURN_INT32((int32) id);
 }
@@ -306,6 +562,16 @@ cosid_next_text(PG_FUNCTION_ARGS)
 	int64		unit;
 	int64		seq;
 
+	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		CosidId		id;
+
+		memset(&id, 0, sizeof(id));
+		segment_issue(c, 1, &id.id);
+		if (c->def.int32)
+			check_int32(c, id.id);
+		PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms()));
+	}
 	issue(c, 1, &slot, &unit, &seq);
 	PG_RETURN_TEXT_P(id_text(c, slot, unit, seq));
 }
@@ -327,6 +593,22 @@ cosid_next_many(PG_FUNCTION_ARGS)
 	check_not_cosid80(c, "cosid_next_text()");
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	seqs = palloc(sizeof(int64) * Min(n, 1 << 16) + 1);
+	while (done < n && c->def.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		size_t		got = segment_issue(c, Min(n - done, 1 << 16), seqs);
+
+		for (size_t i = 0; i < got; i++)
+		{
+			Datum		v = Int64GetDatum(seqs[i]);
+			bool		isnull = false;
+
+			if (c->def.int32)
+				check_int32(c, seqs[i]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+		}
+		done += got;
+		CHECK_FOR_INTERRUPTS();
+	}
 	while (done < n)
 	{
 		int			slot;
@@ -386,6 +668,7 @@ cosid_unpack(PG_FUNCTION_ARGS)
 	int64		node;
 	int64		seq;
 
+	check_time_based(c, "cosid_unpack()");
 	check_not_cosid80(c, "cosid_unpack(name, text)");
 	bits = cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits;
 	if (id < 0 || (bits < 63 && id >= (INT64CONST(1) << bits)))
@@ -405,6 +688,7 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
 	CosidId		id;
 
+	check_time_based(c, "cosid_unpack()");
 	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
 	if (!id.wide)
 	{
@@ -431,6 +715,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 	const CosidLayout *l = &c->def.layout;
 	int64		time;
 
+	check_time_based(c, "cosid_pack()");
 	check_not_cosid80(c, "cosid_unpack(name, text) to read cosid80 ids");
 	if (TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,
@@ -485,9 +770,9 @@ cosid_stats(PG_FUNCTION_ARGS)
 	hash_seq_init(&scan, cosid_gen_hash);
 	while ((e = hash_seq_search(&scan)) != NULL)
 	{
-		Datum		values[11];
-		bool		nulls[11] = {false};
-		uint64		counts[5];
+		Datum		values[14];
+		bool		nulls[14] = {false};
+		uint64		counts[7];
 
 		if (e->key.dbid != MyDatabaseId)
 			continue;
@@ -497,16 +782,23 @@ cosid_stats(PG_FUNCTION_ARGS)
 		counts[2] = e->clock_borrows;
 		counts[3] = e->clock_waits;
 		counts[4] = e->clock_failures;
+		counts[5] = e->segment_fetches;
+		counts[6] = e->segment_waits;
 		SpinLockRelease(&e->mutex);
 		values[0] = CStringGetTextDatum(e->key.name);
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 7; i++)
 			values[i + 1] = Int64GetDatum((int64) counts[i]);
-		/* which layout's state this is: the view matches it to the catalog */
-		values[6] = Int64GetDatum(e->layout.epoch_ms);
-		values[7] = Int32GetDatum((int32) e->layout.unit_ms);
-		values[8] = Int32GetDatum(e->layout.time_bits);
-		values[9] = Int32GetDatum(e->layout.node_bits);
-		values[10] = Int32GetDatum(e->layout.seq_bits);
+		/* whose state this is: the view matches it to the catalog */
+		values[8] = Int64GetDatum(e->layout.epoch_ms);
+		values[9] = Int32GetDatum((int32) e->layout.unit_ms);
+		values[10] = Int32GetDatum(e->layout.time_bits);
+		values[11] = Int32GetDatum(e->layout.node_bits);
+		values[12] = Int32GetDatum(e->layout.seq_bits);
+		values[13] = ObjectIdGetDatum(e->seqid);
+		if (OidIsValid(e->seqid))
+			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
+		else
+			nulls[13] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	LWLockRelease(cosid_shared->gen_hash_lock);

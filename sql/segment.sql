@@ -1,0 +1,144 @@
+--
+-- Segment generators: dense shared numbering, rollback, adoption of a
+-- sequence, periodic groups, int, codecs, alter/drop, errors.
+--
+-- every test starts from a fresh install, whatever ran before it
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS cosid CASCADE;
+CREATE EXTENSION cosid;
+RESET client_min_messages;
+SET TimeZone = 'UTC';
+
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- dense numbers across segment boundaries
+SELECT cosid_define('seg', '{"strategy": "segment", "step": 10}');
+SELECT array_agg(cosid_next('seg')) AS first_25 FROM generate_series(1, 25);
+SELECT name, strategy, epoch, unit, total_bits, sequence IS NOT NULL AS has_sequence, config
+FROM cosid.generators;
+SELECT seqincrement, seqmin FROM pg_sequence WHERE seqrelid = (SELECT sequence FROM cosid.generator WHERE name = 'seg');
+-- a rolled-back transaction does not give its numbers back
+BEGIN;
+SELECT cosid_next('seg') AS in_rolled_back;
+ROLLBACK;
+SELECT cosid_next('seg') AS after_rollback;
+-- neither does a failed statement
+SELECT pg_temp.err($$SELECT cosid_next('seg') / 0$$);
+SELECT cosid_next('seg') AS after_error;
+-- many at once: dense, in order, shared with single calls
+SELECT count(*), min(x), max(x), max(x) - min(x) + 1 = count(*) AS dense
+FROM cosid_next_many('seg', 1000) x;
+SELECT cosid_next('seg') AS after_many;
+SELECT cosid_next_text('seg') AS as_text, cosid_next_int('seg') AS as_int;
+SELECT name, issued, segment_fetches, segment_waits, clock_borrows FROM cosid_stats;
+-- a start and the default step
+SELECT cosid_define('from1000', '{"strategy": "segment", "start": 1000}');
+SELECT cosid_next('from1000'), cosid_next('from1000');
+SELECT seqincrement FROM pg_sequence WHERE seqrelid = (SELECT sequence FROM cosid.generator WHERE name = 'from1000');
+
+-- adopting a bigserial's sequence: no gap, no overlap
+CREATE TABLE orders (id bigserial PRIMARY KEY, item text);
+INSERT INTO orders (item) SELECT 'before ' || g FROM generate_series(1, 7) g;
+SELECT cosid_define('orders', '{"strategy": "segment", "adopt-sequence": "orders_id_seq", "step": 5}');
+ALTER TABLE orders ALTER id SET DEFAULT cosid_next('orders');
+INSERT INTO orders (item) SELECT 'after ' || g FROM generate_series(1, 13) g;
+SELECT array_agg(id ORDER BY id) AS ids, count(*) FILTER (WHERE item LIKE 'after%') AS after FROM orders;
+SELECT sequence::text, config FROM cosid.generators WHERE name = 'orders';
+-- a fresh bigserial (never called) starts at its first number
+CREATE TABLE fresh (id bigserial PRIMARY KEY);
+SELECT cosid_define('fresh', '{"strategy": "segment", "adopt-sequence": "fresh_id_seq"}');
+SELECT cosid_next('fresh') AS first;
+-- what cannot be adopted
+CREATE SEQUENCE down INCREMENT BY -1;
+CREATE TABLE not_a_sequence ();
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "nosuch_seq"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "not_a_sequence"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "down"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "orders_id_seq"}')$$);
+CREATE ROLE cosid_carol;
+CREATE SEQUENCE owned_by_someone;
+SET ROLE cosid_carol;
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "owned_by_someone"}')$$);
+-- using a generator needs no right on its sequence
+SELECT cosid_next('seg') > 0 AS carol_issues;
+SELECT pg_temp.err($$SELECT nextval((SELECT sequence FROM cosid.generator WHERE name = 'seg'))$$);
+RESET ROLE;
+DROP ROLE cosid_carol;
+
+-- groups: the period, then a value that restarts at 1 each period
+SELECT cosid_define('daily', '{"strategy": "segment", "group": "day", "step": 3,
+	"codec": [{"grouped": {"value": {"radix": {"radix": 10, "width": 6, "pad-start": true}}}}]}');
+SET cosid.debug_now = '2031-05-06 23:59:59+00';
+SELECT array_agg(cosid_next('daily')) AS day_1 FROM generate_series(1, 4);
+SELECT cosid_next_text('daily') AS day_1_text;
+SET cosid.debug_now = '2031-05-07 00:00:00+00';
+SELECT array_agg(cosid_next('daily')) AS day_2_restarts FROM generate_series(1, 4);
+SELECT cosid_decode('daily', '20310507-000002') AS decoded, cosid_encode('daily', 203105070000000002) AS encoded;
+-- the period never goes back, even when the clock does
+SET cosid.debug_now = '2031-05-06 12:00:00+00';
+SELECT cosid_next('daily') AS clock_went_back;
+RESET cosid.debug_now;
+SELECT cosid_define('monthly', '{"strategy": "segment", "group": "month", "zone": "Asia/Tokyo"}');
+SET cosid.debug_now = '2031-05-31 16:00:00+00';
+SELECT cosid_next('monthly') AS june_in_tokyo;
+SET cosid.debug_now = '2031-12-31 15:00:00+00';
+SELECT cosid_define('yearly', '{"strategy": "segment", "group": "year", "zone": "Asia/Tokyo", "start": 100}');
+SELECT cosid_next('yearly') AS next_year_in_tokyo;
+RESET cosid.debug_now;
+
+-- int: true stops with 22003 past int4
+SELECT cosid_define('small', '{"strategy": "segment", "int": true, "start": 2147483645, "step": 2}');
+SELECT cosid_next_int('small'), cosid_next_int('small'), cosid_next_int('small');
+SELECT pg_temp.err($$SELECT cosid_next_int('small')$$);
+SELECT pg_temp.err($$SELECT cosid_next('small')$$);
+SELECT pg_temp.err($$SELECT cosid_next_int('from1000')$$) AS plain_generator_fits;
+
+-- codecs on segment numbers
+SELECT cosid_define('coded', '{"strategy": "segment", "codec": [{"radix": 62},
+	{"date-prefix": {"pattern": "yyMMdd", "delimiter": "-"}}, {"prefix": "O"}]}');
+SELECT cosid_next_text('coded') ~ ('^O' || to_char(now(), 'YYMMDD') || '-1$') AS date_from_the_clock;
+SELECT cosid_decode('coded', 'O261027-zz') AS decoded;
+
+-- what a segment generator cannot be or do
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "layout": "SNOWFLAKE_MS"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "clock-regression": "FAIL"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"step": 10}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "step": 0}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "start": -1}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "group": "week"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "group": "day", "zone": "Mars/Olympus"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "group": "day", "start": 10000000000}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "group": "day", "adopt-sequence": "down"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "group": "day", "int": true}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec": [{"friendly": {}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec": [{"grouped": {}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec": [{"date-prefix": {"source": "ID_TIME"}}]}')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack('seg', 5)$$);
+SELECT pg_temp.err($$SELECT cosid_unpack('seg', '5')$$);
+SELECT pg_temp.err($$SELECT cosid_pack('seg', now())$$);
+SELECT count(*) AS nothing_bad_was_stored FROM cosid.generator WHERE name = 'bad';
+
+-- alter: the step (and codec, int) may change; where numbers come from may not
+SELECT cosid_alter('seg', '{"step": 50}');
+SELECT seqincrement FROM pg_sequence WHERE seqrelid = (SELECT sequence FROM cosid.generator WHERE name = 'seg');
+SELECT count(*), max(x) - min(x) + 1 = count(*) AS still_dense FROM cosid_next_many('seg', 500) x;
+SELECT pg_temp.err($$SELECT cosid_alter('seg', '{"start": 5}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('daily', '{"group": "month"}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('daily', '{"zone": "Asia/Tokyo"}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('orders', '{"adopt-sequence": null}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('seg', '{"strategy": "snowflake"}')$$);
+
+-- drop: a sequence cosid made goes with the generator; an adopted one stays
+SELECT sequence::oid AS seg_sequence FROM cosid.generator WHERE name = 'seg' \gset
+SELECT cosid_drop('seg');
+SELECT count(*) AS seg_sequence_left FROM pg_class WHERE oid = :seg_sequence;
+SELECT cosid_drop('orders');
+SELECT count(*) AS adopted_sequence_left FROM pg_class WHERE relname = 'orders_id_seq';
+ALTER TABLE orders ALTER id SET DEFAULT nextval('orders_id_seq');
+SELECT nextval('orders_id_seq') > 20 AS bigserial_continues;
