@@ -166,7 +166,10 @@ CREATE TABLE bench_pk (
 	label text PRIMARY KEY,
 	coltype text NOT NULL,
 	expr text,
-	target_mb numeric CHECK (target_mb > 0)	-- per million rows
+	target_mb numeric CHECK (target_mb > 0),	-- per million rows
+	insert_ratio numeric CHECK (insert_ratio > 0),
+	insert_ref text REFERENCES bench_pk (label),
+	CHECK ((insert_ratio IS NULL) = (insert_ref IS NULL))
 );
 
 CREATE TABLE bench_pk_result (
@@ -261,5 +264,69 @@ LANGUAGE sql STABLE AS $$
 		JOIN bench_pk_result res ON res.label = p.label,
 		LATERAL (SELECT round(p.target_mb * n / 1000000, 1) AS target) t
 	WHERE p.target_mb IS NOT NULL
-	ORDER BY p.ord
+	UNION ALL
+	SELECT format('%s insert of %s rows / %s insert = %s (target <= %s) %s',
+		p.label, bench_count(n), p.insert_ref, bench_num(ratio, 2), p.insert_ratio,
+		CASE WHEN ratio <= p.insert_ratio THEN 'OK' ELSE 'MISSED' END)
+	FROM bench_pk p
+		JOIN bench_pk_result res ON res.label = p.label
+		JOIN bench_pk_result ref ON ref.label = p.insert_ref,
+		LATERAL (SELECT (res.insert_ms / ref.insert_ms)::numeric AS ratio) t
+$$;
+
+-------------------------------------------------------------------------------
+-- Throughput of bulk calls
+-------------------------------------------------------------------------------
+
+CREATE TABLE bench_rate (
+	ord serial,
+	label text PRIMARY KEY,
+	expr text NOT NULL,				-- a set-returning call, %s is n
+	n bigint NOT NULL,
+	limit_per_s numeric NOT NULL,
+	target_share numeric NOT NULL
+);
+
+CREATE TABLE bench_rate_timing (
+	label text REFERENCES bench_rate (label),
+	round int,
+	ms double precision
+);
+
+-- rounds timed runs of each candidate (after one warm-up), median reported.
+CREATE PROCEDURE bench_rate_run(rounds int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+	started timestamptz;
+	got bigint;
+BEGIN
+	FOR r IN 0..rounds LOOP
+		FOR c IN SELECT * FROM bench_rate ORDER BY ord LOOP
+			started := clock_timestamp();
+			EXECUTE format('SELECT count(*) FROM ' || c.expr, c.n) INTO got;
+			IF got IS DISTINCT FROM c.n THEN
+				RAISE EXCEPTION 'bench: % gave % rows, not %', c.label, got, c.n;
+			END IF;
+			IF r > 0 THEN
+				INSERT INTO bench_rate_timing
+				VALUES (c.label, r, extract(epoch FROM clock_timestamp() - started) * 1000);
+			END IF;
+		END LOOP;
+		COMMIT;
+	END LOOP;
+END
+$$;
+
+CREATE FUNCTION bench_rate_report() RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+	SELECT format('%s: %s ids in %s ms (median) = %s ids/s, %s%% of the layout''s %s/s (target >= %s%%) %s',
+		r.label, r.n, bench_num(m.ms, 0), round(r.n / (m.ms / 1000.0)),
+		bench_num(share * 100, 1), r.limit_per_s, r.target_share * 100,
+		CASE WHEN share >= r.target_share THEN 'OK' ELSE 'MISSED' END)
+	FROM bench_rate r,
+		LATERAL (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY t.ms) AS ms
+				 FROM bench_rate_timing t WHERE t.label = r.label) m,
+		LATERAL (SELECT (r.n / (m.ms / 1000.0) / r.limit_per_s)::numeric AS share) s
+	ORDER BY r.ord
 $$;

@@ -85,6 +85,11 @@ done | bench_psql -f -
 echo "bench: primary keys, $ROWS rows each ..." >&2
 bench_psql -c "CALL bench_pk_run($ROWS)"
 
+# --- throughput of bulk calls ---
+
+echo "bench: bulk-call throughput ..." >&2
+bench_psql -c "CALL bench_rate_run(3)"
+
 echo
 echo "== per-call cost: SELECT count(f) FROM generate_series(1, $N) g"
 echo "   (median of $ROUNDS rounds; per-call = (median - baseline median) / N)"
@@ -100,6 +105,10 @@ fi
 echo
 echo "== primary-key index size, $ROWS rows"
 bench_psql -c "SELECT * FROM bench_pk_report()"
+
+echo
+echo "== throughput of bulk calls (median of 3)"
+bench_psql -c "SELECT * FROM bench_rate_report()"
 
 echo
 echo "== TARGETS"

@@ -3,3 +3,4 @@
 -- skips it when it does not exist.
 
 CREATE SEQUENCE bench_seq;
+SELECT cosid_define('bench_snow', '{"strategy": "snowflake"}');
