@@ -20,3 +20,20 @@ SELECT count(*) AS made_in_the_last_minute
 \echo '-- same 16 bytes as uuid'
 SELECT u AS ulid, u::uuid AS as_uuid, u::uuid::ulid = u AS round_trip
   FROM (SELECT '01ARYZ6S410000000000000000'::ulid AS u) s;
+
+\echo '-- a time-based generator (CosId snowflake: 41 bits of ms, 10 of slot, 12 of sequence)'
+SELECT cosid_define('trace', '{"strategy": "snowflake", "codec": [{"friendly": {"zone": "Asia/Shanghai"}}]}');
+SELECT cosid_next('trace') AS id, cosid_next_text('trace') AS friendly;
+SELECT * FROM cosid_unpack('trace', cosid_next('trace'));
+
+\echo '-- a segment generator: dense numbers shared by all sessions, as a column default'
+SELECT cosid_define('order', '{"strategy": "segment", "step": 100,
+  "codec": [{"radix": {"radix": 62}}, {"date-prefix": {"pattern": "yyMMdd", "source": "NOW"}}, {"prefix": "O"}]}');
+CREATE TEMP TABLE orders (id bigint PRIMARY KEY DEFAULT cosid_next('order'), item text);
+INSERT INTO orders (item) VALUES ('tea'), ('cake'), ('jam');
+SELECT id, cosid_encode('order', id) AS code FROM orders;
+SELECT cosid_decode('order', 'O261027Z') AS decoded;
+
+\echo '-- this server''s slot and the generators'' counters'
+SELECT mode, slot, state, window_end > now() AS window_ahead FROM cosid_slot();
+SELECT name, strategy, issued, segment_fetches FROM cosid_stats;
