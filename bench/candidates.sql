@@ -16,6 +16,7 @@ INSERT INTO bench_call (label, expr, role, target_ratio, target_ref) VALUES
 	('gen_ulid()',           'gen_ulid()',            NULL,        0.20, 'gen_random_uuid()'),
 	('gen_ulid_monotonic()', 'gen_ulid_monotonic()',  NULL,        0.30, 'gen_random_uuid()'),
 	('cosid_next (snowflake)', 'cosid_next(''bench_snow'')', NULL,   0.50, 'nextval(''bench_seq'')'),
+	('cosid_next (segment)', 'cosid_next(''bench_seg'')', NULL,      0.33, 'nextval(''bench_seq'')'),
 	('to_hex(g)',            'to_hex(g)',             'reference', NULL, NULL),
 	('cosid_encode radix-62', 'cosid_encode(g::bigint * 9176500767786, ''[{"radix": {"radix": 62}}]'')',
 							 NULL, 1.00, 'to_hex(g)'),
@@ -41,5 +42,8 @@ INSERT INTO bench_pk (label, coltype, expr, target_mb, insert_ratio, insert_ref)
 
 -- Throughput of bulk calls: ids per second against the layout's limit
 -- (2^seq-bits ids per millisecond: 4,096,000/s for SNOWFLAKE_MS).
+-- expr is a whole query: the select-list form takes ids as they are made;
+-- the FROM form materializes them all first (FunctionScan), then counts.
 INSERT INTO bench_rate (label, expr, n, limit_per_s, target_share) VALUES
-	('cosid_next_many (snowflake)', 'cosid_next_many(''bench_snow'', %s)', 4096000, 4096000, 0.90);
+	('cosid_next_many (snowflake), select list', 'SELECT count(x) FROM (SELECT cosid_next_many(''bench_snow'', %s) x) s', 4096000, 4096000, 0.90),
+	('cosid_next_many (snowflake), FROM', 'SELECT count(*) FROM cosid_next_many(''bench_snow'', %s)', 4096000, 4096000, NULL);

@@ -106,10 +106,40 @@ echo
 echo "== primary-key index size, $ROWS rows"
 bench_psql -c "SELECT * FROM bench_pk_report()"
 
+# --- pgbench: 2 clients inserting rows, bigserial against cosid_next ---
+
+PGBENCH_SECONDS=${BENCH_PGBENCH_SECONDS:-10}
+bench_psql -c "CREATE TABLE pgb_serial (id bigserial PRIMARY KEY, v int)" \
+	-c "CREATE TABLE pgb_snow (id bigint PRIMARY KEY DEFAULT cosid_next('bench_snow'), v int)" \
+	-c "CREATE TABLE pgb_seg (id bigint PRIMARY KEY DEFAULT cosid_next('bench_seg'), v int)"
+declare -A tps
+echo "bench: pgbench, 2 clients, ${PGBENCH_SECONDS} s per run, interleaved ..." >&2
+for round in 1 2 3; do
+	for t in pgb_serial pgb_seg pgb_snow; do
+		echo "INSERT INTO $t (v) VALUES (1);" >"$WORK/sql/$t.pgb"
+		[ "$(id -u)" -ne 0 ] || chown postgres "$WORK/sql/$t.pgb"
+		out=$(as_pg pgbench -n -c 2 -j 2 -T "$PGBENCH_SECONDS" -f "$WORK/sql/$t.pgb" \
+			-h "$DATA" -p "$PORT" bench 2>&1) || { echo "$out" >&2; exit 1; }
+		tps[$t]="${tps[$t]:-} $(echo "$out" | sed -nE 's/^tps = ([0-9.]+).*/\1/p')"
+	done
+done
+median() { printf '%s\n' $1 | sort -g | sed -n 2p; }
+
 echo
 echo "== throughput of bulk calls (median of 3)"
 bench_psql -c "SELECT * FROM bench_rate_report()"
 
 echo
+echo "== pgbench: 2 clients, one-row INSERTs, ${PGBENCH_SECONDS} s, median tps of 3 interleaved runs"
+for t in pgb_serial pgb_seg pgb_snow; do
+	printf '%-12s %10s tps   (runs:%s)\n' "$t" "$(median "${tps[$t]}")" "${tps[$t]}"
+done
+
+echo
 echo "== TARGETS"
 bench_psql -c "SELECT * FROM bench_call_targets($N)" -c "SELECT * FROM bench_pk_targets($ROWS)"
+for t in pgb_seg pgb_snow; do
+	awk -v t="$t" -v a="$(median "${tps[$t]}")" -v b="$(median "${tps[pgb_serial]}")" 'BEGIN {
+		r = a / b;
+		printf "pgbench %s tps / bigserial tps = %.3f (target >= 0.95) %s\n", t, r, (r >= 0.95 ? "OK" : "MISSED") }'
+done

@@ -4,3 +4,4 @@
 
 CREATE SEQUENCE bench_seq;
 SELECT cosid_define('bench_snow', '{"strategy": "snowflake"}');
+SELECT cosid_define('bench_seg', '{"strategy": "segment", "step": 1000}');

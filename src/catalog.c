@@ -1041,7 +1041,15 @@ CosidGenCache *
 cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
 					const char *hint)
 {
-	CosidGenCache *c = (CosidGenCache *) fcinfo->flinfo->fn_extra;
+	return cosid_lookup_in(fcinfo->flinfo->fn_mcxt, &fcinfo->flinfo->fn_extra,
+						   name, need_entry, hint);
+}
+
+CosidGenCache *
+cosid_lookup_in(MemoryContext mcxt, void **slot, text *name, bool need_entry,
+				const char *hint)
+{
+	CosidGenCache *c = (CosidGenCache *) *slot;
 	int			len = VARSIZE_ANY_EXHDR(name);
 	uint64		generation;
 	char	   *cname;
@@ -1066,10 +1074,9 @@ cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
 		unknown_generator_hinted(cname, hint);
 	if (c == NULL)
 	{
-		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CosidGenCache));
-		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "cosid generator",
-									   ALLOCSET_SMALL_SIZES);
-		fcinfo->flinfo->fn_extra = c;
+		c = MemoryContextAllocZero(mcxt, sizeof(CosidGenCache));
+		c->cxt = AllocSetContextCreate(mcxt, "cosid generator", ALLOCSET_SMALL_SIZES);
+		*slot = c;
 	}
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;

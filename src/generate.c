@@ -576,58 +576,75 @@ cosid_next_text(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(id_text(c, slot, unit, seq));
 }
 
+/*
+ * cosid_next_many: value per call, refilled a batch at a time (one unit's
+ * ids, or what a segment has), so that a consumer in the select list counts
+ * or inserts ids while the generator waits for the next unit.
+ */
+#define MANY_BATCH 4096
+
+typedef struct ManyState
+{
+	void	   *cache;			/* CosidGenCache, for this call series */
+	int64		remaining;		/* ids still to issue */
+	int			nbuf;
+	int			pos;
+	int64		buf[MANY_BATCH];
+} ManyState;
+
 Datum
 cosid_next_many(PG_FUNCTION_ARGS)
 {
-	int32		n = PG_GETARG_INT32(1);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	FuncCallContext *f;
+	ManyState  *st;
 	CosidGenCache *c;
-	int64	   *seqs;
-	int64		done = 0;
 
-	if (n < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot issue a negative number of ids: %d", n)));
-	c = lookup_issuer(fcinfo);
-	check_not_cosid80(c, "cosid_next_text()");
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	seqs = palloc(sizeof(int64) * Min(n, 1 << 16) + 1);
-	while (done < n && c->def.strategy == COSID_STRATEGY_SEGMENT)
+	if (SRF_IS_FIRSTCALL())
 	{
-		size_t		got = segment_issue(c, Min(n - done, 1 << 16), seqs);
+		int32		n = PG_GETARG_INT32(1);
+		MemoryContext old;
 
-		for (size_t i = 0; i < got; i++)
-		{
-			Datum		v = Int64GetDatum(seqs[i]);
-			bool		isnull = false;
-
-			if (c->def.int32)
-				check_int32(c, seqs[i]);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
-		}
-		done += got;
-		CHECK_FOR_INTERRUPTS();
+		if (n < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot issue a negative number of ids: %d", n)));
+		f = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(f->multi_call_memory_ctx);
+		st = palloc0(sizeof(ManyState));
+		st->remaining = n;
+		MemoryContextSwitchTo(old);
+		f->user_fctx = st;
+		c = cosid_lookup_in(f->multi_call_memory_ctx, &st->cache, PG_GETARG_TEXT_PP(0), true, NULL);
+		check_not_cosid80(c, "cosid_next_text()");
 	}
-	while (done < n)
+	f = SRF_PERCALL_SETUP();
+	st = (ManyState *) f->user_fctx;
+	c = (CosidGenCache *) st->cache;
+
+	if (st->pos == st->nbuf)
 	{
-		int			slot;
-		int64		unit;
-		size_t		got = issue(c, Min(n - done, 1 << 16), &slot, &unit, seqs);
+		size_t		want = Min(st->remaining, MANY_BATCH);
 
-		for (size_t i = 0; i < got; i++)
+		if (want == 0)
+			SRF_RETURN_DONE(f);
+		if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+			st->nbuf = (int) segment_issue(c, want, st->buf);
+		else
 		{
-			Datum		v = Int64GetDatum(finish_id(c, slot, unit, seqs[i]));
-			bool		isnull = false;
+			int			slot;
+			int64		unit;
 
-			if (c->def.int32)
-				check_int32(c, DatumGetInt64(v));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+			st->nbuf = (int) issue(c, want, &slot, &unit, st->buf);
+			for (int i = 0; i < st->nbuf; i++)
+				st->buf[i] = finish_id(c, slot, unit, st->buf[i]);
 		}
-		done += got;
-		CHECK_FOR_INTERRUPTS();
+		if (c->def.int32)
+			for (int i = 0; i < st->nbuf; i++)
+				check_int32(c, st->buf[i]);
+		st->remaining -= st->nbuf;
+		st->pos = 0;
 	}
-	return (Datum) 0;
+	SRF_RETURN_NEXT(f, Int64GetDatum(st->buf[st->pos++]));
 }
 
 /* ---------- packing and unpacking ---------- */
