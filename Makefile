@@ -9,8 +9,10 @@ MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
 OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
-	src/codec.o src/worker.o $(CORE_OBJS)
-PG_CPPFLAGS = -I$(srcdir)/src
+	src/codec.o src/worker.o src/lease.o $(CORE_OBJS)
+PG_CPPFLAGS = -I$(srcdir)/src -I$(shell $(PG_CONFIG) --includedir)
+# the slot worker talks to the lease store with libpq
+SHLIB_LINK = -lpq
 # -Wno-unused-parameter: PostgreSQL's own headers and every V1 function (fcinfo) trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 

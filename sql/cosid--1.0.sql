@@ -267,7 +267,9 @@ COMMENT ON FUNCTION cosid_is_js_safe(bigint) IS 'whether an id is exact as a Jav
 
 CREATE FUNCTION cosid_slot(OUT mode text, OUT slot integer, OUT namespace text, OUT state text,
 						   OUT window_start timestamptz, OUT window_end timestamptz,
-						   OUT renewals bigint)
+						   OUT renewals bigint, OUT renewal_failures bigint,
+						   OUT instance text, OUT store_connected boolean,
+						   OUT last_renewal timestamptz, OUT last_error text)
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which it issues ids';
 
@@ -316,3 +318,118 @@ COMMENT ON FUNCTION cosid_encode(bigint, jsonb) IS 'a number as text, through an
 CREATE FUNCTION cosid_decode(txt text, codec jsonb) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'cosid_decode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_decode(text, jsonb) IS 'the number a text stands for, through any codec list';
+
+-------------------------------------------------------------------------------
+-- Leases: when this database is the lease store of several servers.
+-- A slot of a namespace is held by at most one instance at a time; each call
+-- is one atomic function, serialised per namespace.
+-------------------------------------------------------------------------------
+
+CREATE TABLE cosid.lease (
+	namespace text NOT NULL,
+	slot integer NOT NULL CHECK (slot >= 0),
+	instance text,					-- NULL: released
+	expires_at timestamptz NOT NULL,	-- by the store's clock
+	window_end bigint NOT NULL DEFAULT 0,	-- Unix ms, the holder's clock: no id of
+										-- this slot used a unit starting at or after it
+	acquired_at timestamptz,
+	renewed_at timestamptz,
+	PRIMARY KEY (namespace, slot)
+);
+COMMENT ON TABLE cosid.lease IS 'slot leases of the servers that use this database as their cosid.lease_store';
+SELECT pg_catalog.pg_extension_config_dump('cosid.lease', '');
+REVOKE ALL ON cosid.lease FROM PUBLIC;
+GRANT SELECT ON cosid.lease TO PUBLIC;
+
+-- Take a slot: this instance's own live lease if it has one (a restart),
+-- else the lowest slot that is free, released or expired.  previous_end is
+-- the window end its last holder recorded: the new window starts no earlier.
+CREATE FUNCTION cosid.lease_acquire(namespace text, instance text, slots integer, ttl interval,
+									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	l record;
+BEGIN
+	IF slots < 1 OR ttl <= interval '0' THEN
+		RAISE EXCEPTION 'invalid lease request: % slots, ttl %', slots, ttl
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM pg_advisory_xact_lock(hashtext('cosid.lease'), hashtext(lease_acquire.namespace));
+	SELECT * INTO l FROM cosid.lease e
+	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
+	  AND e.expires_at > clock_timestamp() AND e.slot < slots
+	ORDER BY e.slot LIMIT 1;
+	IF NOT FOUND THEN
+		SELECT s AS slot, e.window_end INTO l
+		FROM generate_series(0, slots - 1) s
+			LEFT JOIN cosid.lease e ON e.namespace = lease_acquire.namespace AND e.slot = s
+		WHERE e.slot IS NULL OR e.instance IS NULL OR e.expires_at <= clock_timestamp()
+		ORDER BY s LIMIT 1;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = format('All %s slots (cosid.machine_bits = %s) are held by live leases.',
+									  slots, round(log(2, slots))),
+					  HINT = 'Raise cosid.machine_bits on every server of the namespace, or stop a server.';
+		END IF;
+	END IF;
+	INSERT INTO cosid.lease AS e (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at)
+	VALUES (lease_acquire.namespace, l.slot, lease_acquire.instance, clock_timestamp() + ttl, 0,
+			clock_timestamp(), clock_timestamp())
+	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
+		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
+			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
+							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,
+			renewed_at = EXCLUDED.renewed_at
+	RETURNING e.slot, e.window_end, e.expires_at INTO slot, previous_end, expires_at;
+END
+$$;
+
+-- Extend a lease and record the holder's new window end (never lower).
+-- Fails with 55000 if the lease was taken over or released meanwhile.
+CREATE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, window_end bigint,
+								  ttl interval)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	expiry timestamptz;
+BEGIN
+	PERFORM pg_advisory_xact_lock(hashtext('cosid.lease'), hashtext(lease_renew.namespace));
+	UPDATE cosid.lease e
+	SET expires_at = clock_timestamp() + ttl,
+		window_end = greatest(e.window_end, lease_renew.window_end),
+		renewed_at = clock_timestamp()
+	WHERE e.namespace = lease_renew.namespace AND e.slot = lease_renew.slot
+	  AND e.instance = lease_renew.instance
+	RETURNING e.expires_at INTO expiry;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
+			lease_renew.slot, lease_renew.namespace, lease_renew.instance
+			USING ERRCODE = 'object_not_in_prerequisite_state';
+	END IF;
+	RETURN expiry;
+END
+$$;
+
+-- Give a slot back with the true end of what was issued (lower than the
+-- window end recorded ahead of time is fine: nothing was issued past it).
+CREATE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, last_end bigint)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM pg_advisory_xact_lock(hashtext('cosid.lease'), hashtext(lease_release.namespace));
+	UPDATE cosid.lease e
+	SET instance = NULL, expires_at = clock_timestamp(), window_end = lease_release.last_end
+	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
+	  AND e.instance = lease_release.instance;
+	RETURN FOUND;
+END
+$$;
+
+REVOKE ALL ON FUNCTION cosid.lease_acquire(text, text, integer, interval),
+	cosid.lease_renew(text, integer, text, bigint, interval),
+	cosid.lease_release(text, integer, text, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot for an instance (grant EXECUTE to the role the servers connect as)';

@@ -26,6 +26,9 @@ char	   *cosid_slot_setting = NULL;
 char	   *cosid_namespace = NULL;
 int			cosid_max_generators = 1024;
 char	   *cosid_debug_now = NULL;
+char	   *cosid_lease_store = NULL;
+int			cosid_lease_ttl = 60;
+char	   *cosid_instance_id = NULL;
 
 CosidShared *cosid_shared = NULL;
 HTAB	   *cosid_gen_hash = NULL;
@@ -48,7 +51,7 @@ check_slot(char **newval, void **extra, GucSource source)
 	long		v;
 
 	if (pg_strcasecmp(*newval, "lease") == 0)
-		return true;			/* refused at start-up until lease mode exists */
+		return true;
 	errno = 0;
 	v = strtol(*newval, &end, 10);
 	if (*newval[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
@@ -90,6 +93,27 @@ define_settings(void)
 							1024, 16, 1000000,
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.lease_store",
+							   "libpq connection string of the PostgreSQL that keeps the slot leases (cosid.slot = 'lease').",
+							   NULL,
+							   &cosid_lease_store,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("cosid.lease_ttl",
+							"How long a slot lease holds without renewal.",
+							"Another server may take the slot over after that.",
+							&cosid_lease_ttl,
+							60, 2, 86400,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.instance_id",
+							   "This server's name in the lease store.",
+							   "Empty (the default): the system identifier, host name and port.",
+							   &cosid_instance_id,
+							   "",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
 	DefineCustomStringVariable("cosid.debug_now",
 							   "For tests: the time segment generators take their period from.",
 							   "Empty (the default) means the clock.",
@@ -146,6 +170,8 @@ cosid_shmem_startup(void)
 		pg_atomic_init_u64(&cosid_shared->config_generation, 1);
 		cosid_shared->slot = -1;
 		cosid_shared->gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
+		SpinLockInit(&cosid_shared->lease_lock);
+		pg_atomic_init_u64(&cosid_shared->renewal_failures, 0);
 	}
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(CosidGenKey);
@@ -193,11 +219,14 @@ _PG_init(void)
 		return;
 
 	if (pg_strcasecmp(cosid_slot_setting, "lease") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cosid.slot = 'lease' is not supported by this version of cosid"),
-				 errhint("Set cosid.slot to a slot number that no other server sharing the id space uses.")));
-	if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
+	{
+		if (cosid_lease_store == NULL || cosid_lease_store[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cosid.slot = 'lease' needs cosid.lease_store"),
+					 errhint("Set cosid.lease_store to a libpq connection string of a PostgreSQL with cosid installed.")));
+	}
+	else if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cosid.slot %d does not fit in cosid.machine_bits = %d",

@@ -55,6 +55,9 @@ extern char *cosid_slot_setting;
 extern char *cosid_namespace;
 extern int	cosid_max_generators;
 extern char *cosid_debug_now;
+extern char *cosid_lease_store;
+extern int	cosid_lease_ttl;
+extern char *cosid_instance_id;
 
 /* How far ahead of the clock the worker keeps the window end, and when it
  * extends it (ms). */
@@ -129,6 +132,14 @@ typedef struct CosidShared
 	pg_atomic_uint64 config_generation;
 
 	LWLock	   *gen_hash_lock;	/* protects the hash's structure */
+
+	/* lease mode: the store's state for cosid_slot(), worker writes */
+	slock_t		lease_lock;		/* protects the four fields below */
+	bool		store_connected;
+	int64		last_renewal_ms;
+	char		last_error[256];
+	char		instance[256];
+	pg_atomic_uint64 renewal_failures;
 } CosidShared;
 
 extern CosidShared *cosid_shared;
@@ -257,6 +268,19 @@ extern CosidGenCache *cosid_lookup_in(MemoryContext mcxt, void **slot, text *nam
 
 extern void cosid_register_worker(void);
 extern int	cosid_manual_slot(void);
+extern bool cosid_lease_mode(void);
 PGDLLEXPORT void cosid_worker_main(Datum arg);
+
+/* shared by both modes of the worker (worker.c) */
+extern bool cosid_worker_stopping(void);
+extern void cosid_worker_clear_stop_for_exit(void);
+extern void cosid_worker_reload(void);
+extern void cosid_worker_sleep(int ms);
+extern void cosid_open_window(int slot, int64 start_ms, int64 end_ms);
+extern void cosid_extend_window(int64 end_ms);
+extern int64 cosid_close_window(int64 start_ms, bool for_good);
+
+/* lease mode (lease.c) */
+extern void cosid_lease_main(void);
 
 #endif							/* COSID_H */

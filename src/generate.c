@@ -89,6 +89,19 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 			switch ((CosidSlotState) pg_atomic_read_u32(&cosid_shared->slot_state))
 			{
 				case COSID_SLOT_STARTING:
+					if (cosid_lease_mode())
+					{
+						char		why[256];
+
+						SpinLockAcquire(&cosid_shared->lease_lock);
+						strlcpy(why, cosid_shared->last_error, sizeof(why));
+						SpinLockRelease(&cosid_shared->lease_lock);
+						ereport(ERROR,
+								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+								 errmsg("this server holds no slot lease in namespace \"%s\" yet", cosid_namespace),
+								 errdetail("Last error: %s", why[0] ? why : "(none)"),
+								 errhint("Check cosid.lease_store, cosid.machine_bits and the server log.")));
+					}
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("this server has no slot window yet"),
@@ -102,6 +115,21 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 							 errmsg("this server's slot window is closed because the server is shutting down")));
 					break;
 				default:
+					if (cosid_lease_mode())
+					{
+						char		why[256];
+
+						SpinLockAcquire(&cosid_shared->lease_lock);
+						strlcpy(why, cosid_shared->last_error, sizeof(why));
+						SpinLockRelease(&cosid_shared->lease_lock);
+						ereport(ERROR,
+								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+								 errmsg("the lease of slot %d could not be renewed, so its window ended at %s",
+										cosid_shared->slot,
+										ms_text((int64) pg_atomic_read_u64(&cosid_shared->window_end_ms))),
+								 errdetail("Last error: %s", why[0] ? why : "(none)"),
+								 errhint("Ids are issued again as soon as the lease store (cosid.lease_store) answers.")));
+					}
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("this server's slot window ended at %s and was not extended",
@@ -826,11 +854,16 @@ Datum
 cosid_slot(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7] = {false};
+	Datum		values[12];
+	bool		nulls[12] = {false};
 	CosidSlotState state;
 	int64		start;
 	int64		end;
+	bool		lease = cosid_lease_mode();
+	bool		connected;
+	int64		renewed;
+	char		error[256];
+	char		instance[256];
 
 	cosid_require_preload("cosid_slot()");
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -839,19 +872,42 @@ cosid_slot(PG_FUNCTION_ARGS)
 	state = (CosidSlotState) pg_atomic_read_u32(&cosid_shared->slot_state);
 	start = (int64) pg_atomic_read_u64(&cosid_shared->window_start_ms);
 	end = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
+	SpinLockAcquire(&cosid_shared->lease_lock);
+	connected = cosid_shared->store_connected;
+	renewed = cosid_shared->last_renewal_ms;
+	strlcpy(error, cosid_shared->last_error, sizeof(error));
+	strlcpy(instance, cosid_shared->instance, sizeof(instance));
+	SpinLockRelease(&cosid_shared->lease_lock);
 
-	values[0] = CStringGetTextDatum("manual");
-	values[1] = Int32GetDatum(cosid_manual_slot());
+	values[0] = CStringGetTextDatum(lease ? "lease" : "manual");
+	if (lease && state != COSID_SLOT_ACTIVE)
+		nulls[1] = true;
+	else
+		values[1] = Int32GetDatum(lease ? cosid_shared->slot : cosid_manual_slot());
 	values[2] = CStringGetTextDatum(cosid_namespace);
 	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
 									state == COSID_SLOT_CLOSED ? "closed" : "starting");
 	/* a start of 0: no earlier window bounds this one */
 	nulls[4] = state != COSID_SLOT_ACTIVE || start == 0;
-	nulls[5] = state != COSID_SLOT_ACTIVE;
+	nulls[5] = state != COSID_SLOT_ACTIVE || end == 0;
 	if (!nulls[4])
 		values[4] = TimestampTzGetDatum(cosid_ms_to_timestamptz(start));
 	if (!nulls[5])
 		values[5] = TimestampTzGetDatum(cosid_ms_to_timestamptz(end));
 	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&cosid_shared->window_renewals));
+	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&cosid_shared->renewal_failures));
+	/* the store's state: lease mode only */
+	nulls[8] = nulls[9] = nulls[10] = nulls[11] = !lease;
+	if (lease)
+	{
+		values[8] = CStringGetTextDatum(instance);
+		values[9] = BoolGetDatum(connected);
+		nulls[10] = renewed == 0;
+		if (renewed != 0)
+			values[10] = TimestampTzGetDatum(cosid_ms_to_timestamptz(renewed));
+		nulls[11] = error[0] == '\0';
+		if (error[0] != '\0')
+			values[11] = CStringGetTextDatum(error);
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -12,6 +12,9 @@
  *    for the end it had written ahead.
  * After a crash the recorded end stands: the next window starts at most
  * COSID_WINDOW_LEAD_MS after the crash, and backends wait that long at most.
+ *
+ * Lease mode (cosid.slot = 'lease') is in lease.c; both use the window
+ * helpers below.
  */
 #include "cosid.h"
 
@@ -48,6 +51,12 @@ int
 cosid_manual_slot(void)
 {
 	return (int) strtol(cosid_slot_setting, NULL, 10);
+}
+
+bool
+cosid_lease_mode(void)
+{
+	return pg_strcasecmp(cosid_slot_setting, "lease") == 0;
 }
 
 void
@@ -182,19 +191,72 @@ ensure_state_dir(void)
 				 errmsg("could not create directory \"%s\": %m", STATE_DIR)));
 }
 
+static volatile sig_atomic_t exiting = false;
+
+bool
+cosid_worker_stopping(void)
+{
+	return shutdown_requested && !exiting;
+}
+
+void
+cosid_worker_clear_stop_for_exit(void)
+{
+	exiting = true;
+}
+
+void
+cosid_worker_reload(void)
+{
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
+void
+cosid_worker_sleep(int ms)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 ms, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+}
+
+/* Publish a new window (the slot first: backends read it after the end). */
+void
+cosid_open_window(int slot, int64 start_ms, int64 end_ms)
+{
+	cosid_shared->slot = slot;
+	pg_write_barrier();
+	pg_atomic_write_u64(&cosid_shared->window_start_ms, (uint64) start_ms);
+	pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) end_ms);
+	pg_write_barrier();
+	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_ACTIVE);
+}
+
+/* A later end, already durable. */
+void
+cosid_extend_window(int64 end_ms)
+{
+	pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) end_ms);
+	pg_atomic_fetch_add_u64(&cosid_shared->window_renewals, 1);
+}
+
 /*
- * Close the window, then find where the next one may start: after the start
- * of the last unit any generator issued, and never before this window's
- * start.
+ * Close the window (for good at shutdown, or until a new lease), then find
+ * where the next one may start: after the start of the last unit any
+ * generator issued, and never before this window's start.
  */
-static int64
-close_window(int64 start_ms)
+int64
+cosid_close_window(int64 start_ms, bool for_good)
 {
 	HASH_SEQ_STATUS scan;
 	CosidGenEntry *e;
 	int64		next = start_ms;
 
-	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_CLOSED);
+	pg_atomic_write_u32(&cosid_shared->slot_state,
+						for_good ? COSID_SLOT_CLOSED : COSID_SLOT_STARTING);
 	pg_atomic_write_u64(&cosid_shared->window_end_ms, 0);
 	pg_memory_barrier();
 
@@ -203,7 +265,7 @@ close_window(int64 start_ms)
 	while ((e = hash_seq_search(&scan)) != NULL)
 	{
 		SpinLockAcquire(&e->mutex);
-		if (e->state.last_unit >= 0)
+		if (OidIsValid(e->seqid) == false && e->state.last_unit >= 0)
 			next = Max(next, cosid_unit_start_ms(&e->layout, e->state.last_unit) + 1);
 		SpinLockRelease(&e->mutex);
 	}
@@ -211,8 +273,8 @@ close_window(int64 start_ms)
 	return next;
 }
 
-void
-cosid_worker_main(Datum arg)
+static void
+manual_main(void)
 {
 	SlotRecord rec;
 	SlotRecord prev;
@@ -220,10 +282,6 @@ cosid_worker_main(Datum arg)
 	int64		start;
 	int64		end;
 	int64		now;
-
-	pqsignal(SIGTERM, worker_sigterm);
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	BackgroundWorkerUnblockSignals();
 
 	ensure_state_dir();
 	now = (int64) cosid_now_ms();
@@ -245,13 +303,7 @@ cosid_worker_main(Datum arg)
 	rec.end_ms = end;
 	rec.clean = false;
 	write_record(&rec);
-
-	cosid_shared->slot = slot;
-	pg_write_barrier();
-	pg_atomic_write_u64(&cosid_shared->window_start_ms, (uint64) start);
-	pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) end);
-	pg_write_barrier();
-	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_ACTIVE);
+	cosid_open_window(slot, start, end);
 
 	if (start > now)
 		ereport(LOG,
@@ -262,18 +314,12 @@ cosid_worker_main(Datum arg)
 				(errmsg("cosid slot worker holds slot %d (manual, namespace \"%s\")",
 						slot, cosid_namespace)));
 
-	while (!shutdown_requested)
+	while (!cosid_worker_stopping())
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 100, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		if (shutdown_requested)
+		cosid_worker_sleep(100);
+		if (cosid_worker_stopping())
 			break;
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
+		cosid_worker_reload();
 
 		now = (int64) cosid_now_ms();
 		if (end - now < COSID_WINDOW_RENEW_MS)
@@ -284,18 +330,30 @@ cosid_worker_main(Datum arg)
 			{
 				rec.end_ms = new_end;
 				write_record(&rec);
-				pg_atomic_write_u64(&cosid_shared->window_end_ms, (uint64) new_end);
-				pg_atomic_fetch_add_u64(&cosid_shared->window_renewals, 1);
+				cosid_extend_window(new_end);
 				end = new_end;
 			}
 		}
 	}
 
-	rec.end_ms = close_window(start);
+	rec.end_ms = cosid_close_window(start, true);
 	rec.clean = true;
 	write_record(&rec);
 	ereport(LOG,
 			(errmsg("cosid slot worker released slot %d; the next window starts at %s",
 					slot, timestamptz_to_str(cosid_ms_to_timestamptz(rec.end_ms)))));
+}
+
+void
+cosid_worker_main(Datum arg)
+{
+	pqsignal(SIGTERM, worker_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	if (cosid_lease_mode())
+		cosid_lease_main();
+	else
+		manual_main();
 	proc_exit(0);
 }
