@@ -147,5 +147,97 @@ note(sprintf('dump, restore and insert took %.3f s after the first id', time() -
 is($ret, 0, 'restored within the same second: the restored generator issues no id already in the table')
   or diag($stderr);
 
+# ---- segment generators: a generator with its own backing sequence (step
+# 50), a bigserial table moved onto a generator that adopted its sequence,
+# and a day-grouped generator.  After pg_dump -Fc and pg_restore into a new
+# database, each continues strictly above every number issued in the source
+# (in the tables or only handed out), and the adopted table's DEFAULT keeps
+# inserting with no duplicate.
+$node->safe_psql('postgres', 'CREATE DATABASE segsrc');
+$node->safe_psql('segsrc', q{
+	CREATE EXTENSION cosid;
+	SELECT cosid_define('inv', '{"strategy":"segment","step":50}');
+	CREATE TABLE inv (id bigint PRIMARY KEY DEFAULT cosid_next('inv'), what text);
+	INSERT INTO inv (what) SELECT 'before dump' FROM generate_series(1, 70);
+	CREATE TABLE legacy (id bigserial PRIMARY KEY, what text);
+	INSERT INTO legacy (what) SELECT 'serial' FROM generate_series(1, 120);
+	SELECT cosid_define('legacy_g', '{"strategy":"segment","step":50,"adopt-sequence":"legacy_id_seq"}');
+	ALTER TABLE legacy ALTER id SET DEFAULT cosid_next('legacy_g');
+	INSERT INTO legacy (what) SELECT 'adopted' FROM generate_series(1, 30);
+	SELECT cosid_define('daily', '{"strategy":"segment","step":50,"group":"day"}');
+	CREATE TABLE daily (id bigint PRIMARY KEY, what text);
+});
+is( $node->safe_psql('segsrc', q{
+		SELECT min(id) FILTER (WHERE what = 'adopted'), max(id) FILTER (WHERE what = 'adopted'),
+			   count(*), count(DISTINCT id)
+		FROM legacy}),
+	'121|150|150|150', 'segsrc: the adopted bigserial continues with no gap (121..150)');
+# numbers handed out but kept in no table
+my %src_max;
+$src_max{inv} = $node->safe_psql('segsrc',
+	"SELECT max(x) FROM (SELECT cosid_next('inv') AS x FROM generate_series(1, 7)) s");
+$src_max{legacy_g} = $node->safe_psql('segsrc',
+	"SELECT max(x) FROM (SELECT cosid_next('legacy_g') AS x FROM generate_series(1, 3)) s");
+$src_max{daily} = $node->safe_psql('segsrc', q{
+	SET cosid.debug_now = '2031-05-06 12:00+00';
+	INSERT INTO daily SELECT cosid_next('daily'), 'before dump' FROM generate_series(1, 60);
+	SELECT max(x) FROM (SELECT cosid_next('daily') AS x FROM generate_series(1, 4)) s});
+for my $t ('inv', 'legacy', 'daily')
+{
+	my $g = $t eq 'legacy' ? 'legacy_g' : $t;
+	my $in_table = $node->safe_psql('segsrc', "SELECT max(id) FROM $t");
+	$src_max{$g} = $in_table if $in_table > $src_max{$g};
+}
+note('segsrc: highest numbers issued: ' . join(', ', map { "$_ $src_max{$_}" } sort keys %src_max));
+is($src_max{inv}, '77', 'segsrc: inv issued 1..77');
+is($src_max{daily}, '203105060000000064', 'segsrc: daily issued 64 numbers of 2031-05-06');
+
+my $segdump = $node->basedir . '/segsrc.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $segdump, '-d', 'segsrc' ],
+	'pg_dump -Fc of a database with segment generators');
+$node->safe_psql('postgres', 'CREATE DATABASE segdst');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'segdst', $segdump ],
+	'pg_restore of it into a new database');
+is($node->safe_psql('segdst', $generators), $node->safe_psql('segsrc', $generators),
+	'segdst: cosid.generators (backing sequences included) as in the source');
+
+my $next_inv = $node->safe_psql('segdst', "SELECT cosid_next('inv')");
+cmp_ok($next_inv, '>', $src_max{inv}, "segdst: inv continues above the source's numbers ($next_inv)");
+$node->safe_psql('segdst', "INSERT INTO inv (what) SELECT 'after restore' FROM generate_series(1, 100)");
+is( $node->safe_psql('segdst', qq{
+		SELECT count(*), count(DISTINCT id),
+			   min(id) FILTER (WHERE what = 'after restore') > $src_max{inv}
+		FROM inv}),
+	'170|170|t', 'segdst: inv column default: 100 new rows, all above the source\'s numbers');
+
+my ($ret2, $stdout2, $stderr2) = $node->psql('segdst',
+	"INSERT INTO legacy (what) SELECT 'after restore' FROM generate_series(1, 100)",
+	on_error_stop => 1);
+is($ret2, 0, 'segdst: the adopted table\'s DEFAULT inserts 100 rows (no duplicate key)')
+  or diag($stderr2);
+is( $node->safe_psql('segdst', qq{
+		SELECT count(*), count(DISTINCT id),
+			   min(id) FILTER (WHERE what = 'after restore') > $src_max{legacy_g}
+		FROM legacy}),
+	'250|250|t', 'segdst: the adopted table continues above every number of the source');
+my $next_legacy = $node->safe_psql('segdst', "SELECT cosid_next('legacy_g')");
+cmp_ok($next_legacy, '>', $node->safe_psql('segdst', 'SELECT max(id) FROM legacy'),
+	'segdst: cosid_next of the adopted generator is above the table');
+
+my $daily_after = $node->safe_psql('segdst', q{
+	SET cosid.debug_now = '2031-05-06 18:00+00';
+	INSERT INTO daily SELECT cosid_next('daily'), 'after restore' FROM generate_series(1, 60);
+	SELECT min(id) FILTER (WHERE what = 'after restore') || '|' || count(*) || '|' || count(DISTINCT id)
+	FROM daily});
+my ($daily_min, $daily_n, $daily_distinct) = split /\|/, $daily_after;
+cmp_ok($daily_min, '>', $src_max{daily},
+	"segdst: daily continues in the same day above the source's numbers ($daily_min)");
+is("$daily_n|$daily_distinct", '120|120', 'segdst: daily: no number twice');
+is(substr($daily_min, 0, 8), '20310506', 'segdst: daily: still the period 2031-05-06');
+
+# the source is not disturbed by the restore: it goes on from its own segments
+my $src_next = $node->safe_psql('segsrc', "SELECT cosid_next('inv')");
+cmp_ok($src_next, '>', $src_max{inv}, 'segsrc: inv goes on above its own numbers');
+
 $node->stop;
 done_testing();

@@ -9,15 +9,16 @@ use Time::HiRes qw(usleep);
 use Test::More;
 
 our @EXPORT = qw(cosid_node crash_restart faketime_lib start_faked
-  set_fake_offset psql_error slot_state now_ms);
+  set_fake_offset psql_error slot_state now_ms child_pids);
 
 # A new, started node with cosid preloaded (unless preload => 0) and any
-# extra postgresql.conf lines given as conf => [...].
+# extra postgresql.conf lines given as conf => [...].  init => {...} passes
+# options to $node->init (e.g. init => { allows_streaming => 1 }).
 sub cosid_node
 {
 	my ($name, %opt) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
+	$node->init(%{ $opt{init} // {} });
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'cosid'")
 	  if $opt{preload} // 1;
 	$node->append_conf('postgresql.conf', $_) for @{ $opt{conf} // [] };
@@ -30,12 +31,26 @@ sub cosid_node
 # finds their shared memory in use and refuses to start, so retry).
 # start => sub { ... } starts it another way (true when started), e.g.
 #   crash_restart($node, start => sub { start_faked($node, offset => '-30s', fail_ok => 1) })
+# all => 1 kills the postmaster and all its children at once, so that no
+# backend gets to write anything more: WAL not yet written out of shared
+# memory is lost, as in a crash of the whole server.
 sub crash_restart
 {
 	my ($node, %opt) = @_;
 	my $start = $opt{start} // sub { $node->start(fail_ok => 1) };
 	my $pid = $node->{_pid};
-	$node->kill9;
+	if ($opt{all})
+	{
+		my @children = child_pids($pid);
+		print "### Killing node \"" . $node->name
+		  . "\" and its " . scalar(@children) . " children using signal 9\n";
+		kill('KILL', $pid, @children);
+		$node->{_pid} = undef;
+	}
+	else
+	{
+		$node->kill9;
+	}
 	for (my $i = 0; $i < 600 && kill(0, $pid); $i++)
 	{
 		usleep(50_000);
@@ -46,6 +61,26 @@ sub crash_restart
 		usleep(200_000);
 	}
 	die "node " . $node->name . " did not start after kill -9";
+}
+
+# The pids of the processes whose parent is $ppid (from /proc).
+sub child_pids
+{
+	my ($ppid) = @_;
+	my @pids;
+	opendir(my $dh, '/proc') or die "could not read /proc: $!";
+	for my $d (readdir($dh))
+	{
+		next unless $d =~ /^\d+$/;
+		open(my $fh, '<', "/proc/$d/stat") or next;
+		my $stat = <$fh>;
+		close($fh);
+		# "pid (comm) state ppid ...": comm may hold spaces and parentheses,
+		# so the greedy match ends at the last ')'
+		push @pids, int($d) if defined $stat && $stat =~ /^\d+ \(.*\) \S+ (\d+) /s && $1 == $ppid;
+	}
+	closedir($dh);
+	return @pids;
 }
 
 # The libfaketime preload library, or undef when it is not installed.
