@@ -309,6 +309,17 @@ fetch_segment(CosidGenCache *c, int64 period)
 	volatile int64 seg_period = 0;
 	int64		start;
 
+	if (RecoveryInProgress())
+	{
+		SpinLockAcquire(&e->mutex);
+		e->fetching = false;
+		SpinLockRelease(&e->mutex);
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("segment generator \"%s\" cannot allocate numbers on a hot standby", c->def.name),
+				 errdetail("Its numbers come from a sequence, which only the primary can advance."),
+				 errhint("Issue its numbers on the primary, or use a time-based generator here.")));
+	}
 	PG_TRY();
 	{
 		end = nextval_internal(c->def.seqid, false);

@@ -54,7 +54,8 @@ for my $f (@forms)
 	my ($state, $msg) = $stderr =~ /ERROR:  ([0-9A-Z]{5}): ([^\n]*)/ ? ($1, $2) : ('', $stderr);
 	ok($state eq '25006' || $state eq '55000',
 		"standby: $name fails with SQLSTATE 25006 or 55000 (got $state: $msg)");
-	note("standby: $name: $state: $msg");
+	like($msg, qr/^segment generator "(seg|later)" cannot allocate numbers on a hot standby$/,
+		"standby: $name says which generator and why");
 }
 is( $standby->safe_psql('postgres',
 		"SELECT issued FROM cosid_stats WHERE name = 'seg'"),
