@@ -1004,6 +1004,7 @@ attach_entry(const CosidGenDef *def)
 			e->pre_period = 0;
 			e->fetching = false;
 			e->fetcher = 0;
+			e->reserve_depth = 1;
 			e->segment_fetches = e->segment_waits = 0;
 
 			/*

@@ -96,9 +96,10 @@ typedef struct CosidGenEntry
 	CosidTimeState state;		/* time-based generators */
 
 	/*
-	 * Segment generators: the current segment [seg_next, seg_end] and the one
-	 * fetched ahead [pre_start, pre_end] (empty when start > end), each with
-	 * its period (groups).  One backend at a time fetches (fetching, fetcher).
+	 * Segment generators: the current segment [seg_next, seg_end] and the
+	 * numbers fetched ahead [pre_start, pre_end] (empty when start > end; one
+	 * or more consecutive segments), each with its period (groups).  One
+	 * backend at a time fetches (fetching, fetcher).
 	 */
 	int64		seg_next;
 	int64		seg_end;
@@ -108,6 +109,8 @@ typedef struct CosidGenEntry
 	int64		pre_period;
 	bool		fetching;
 	int			fetcher;		/* pid of the fetching backend */
+	int			reserve_depth;	/* segments to keep fetched ahead (1..16):
+								 * doubled whenever a backend had to wait */
 
 	uint64		issued;
 	uint64		seq_waits;

@@ -369,7 +369,9 @@ fetch_segment(CosidGenCache *c, int64 period)
 						   start, Max(e->seg_end, e->pre_end)),
 				 errhint("Something other than the generator changed the sequence; set it above the numbers in use.")));
 	}
-	if (e->seg_next <= e->seg_end)
+	if (e->pre_start <= e->pre_end && start == e->pre_end + 1 && seg_period == e->pre_period)
+		e->pre_end = end;		/* the reserve grows: segments are consecutive */
+	else if (e->seg_next <= e->seg_end)
 	{
 		e->pre_start = start;
 		e->pre_end = end;
@@ -386,9 +388,9 @@ fetch_segment(CosidGenCache *c, int64 period)
 }
 
 /*
- * Hand out up to n numbers (n >= 1) from the shared segments, fetching the
- * next one ahead of time (at half a segment left) so that callers rarely
- * wait.  Returns how many (at least one).
+ * Hand out up to n numbers (n >= 1) from the shared segments, keeping the
+ * next segment fetched ahead of time so that callers do not wait on a fetch
+ * in the steady state.  Returns how many (at least one).
  */
 static size_t
 segment_issue(CosidGenCache *c, size_t n, int64 *out)
@@ -425,8 +427,13 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			while (got < n && e->seg_next <= e->seg_end)
 				out[got++] = e->seg_next++;
 		}
-		if (!e->fetching && e->pre_start > e->pre_end &&
-			(got < n || e->seg_end - e->seg_next + 1 <= c->def.step / 2))
+		/*
+		 * Keep reserve_depth segments fetched ahead: fetch as soon as the
+		 * reserve is smaller (the depth grows when someone had to wait).
+		 */
+		if (!e->fetching &&
+			(e->pre_start > e->pre_end ? 0 : e->pre_end - e->pre_start + 1) <
+			c->def.step * e->reserve_depth)
 		{
 			e->fetching = true;
 			e->fetcher = MyProcPid;
@@ -436,7 +443,11 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		{
 			wait = true;
 			if (!counted_wait)
+			{
 				e->segment_waits++;
+				if (e->reserve_depth < 16)
+					e->reserve_depth *= 2;
+			}
 			counted_wait = true;
 		}
 		e->issued += got - before;

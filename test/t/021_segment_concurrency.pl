@@ -69,9 +69,13 @@ my ($issued, $fetches, $waits) = split /\|/, $node->safe_psql('postgres',
 	"SELECT issued, segment_fetches, segment_waits FROM cosid_stats WHERE name = 'seg'");
 note("cosid_stats: issued $issued, segment_fetches $fetches, segment_waits $waits");
 is($issued, $total, 'cosid_stats counts every number issued');
+# Segments fetched but not yet used at the end: the current range and the
+# reserve, each at most 16 segments (the reserve grows to 16 segments when
+# backends had to wait, and a whole reserve becomes the current range).
 my $need = $total / $step;
-ok($fetches >= $need && $fetches <= $need + 4,
-	"segment_fetches ($fetches) is within [$need, " . ($need + 4) . ']');
+my $unused_max = 2 * 16;
+ok($fetches >= $need && $fetches <= $need + $unused_max,
+	"segment_fetches ($fetches) is within [$need, " . ($need + $unused_max) . ']');
 
 # the backing sequence is where the generator says: just past the segments fetched
 my $seq_last = $node->safe_psql('postgres', q{
