@@ -538,10 +538,10 @@ lookup_issuer(FunctionCallInfo fcinfo)
 	return cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), true);
 }
 
-Datum
-cosid_next(PG_FUNCTION_ARGS)
+/* The next number of a generator whose ids fit a bigint. */
+static int64
+next_number(CosidGenCache *c)
 {
-	CosidGenCache *c = lookup_issuer(fcinfo);
 	int			slot;
 	int64		unit;
 	int64		seq;
@@ -555,6 +555,15 @@ cosid_next(PG_FUNCTION_ARGS)
 		issue(c, 1, &slot, &unit, &seq);
 		id = finish_id(c, slot, unit, seq);
 	}
+	return id;
+}
+
+Datum
+cosid_next(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = lookup_issuer(fcinfo);
+	int64		id = next_number(c);
+
 	if (c->def.int32)
 		check_int32(c, id);
 	PG_RETURN_INT64(id);
@@ -564,19 +573,8 @@ Datum
 cosid_next_int(PG_FUNCTION_ARGS)
 {
 	CosidGenCache *c = lookup_issuer(fcinfo);
-	int			slot;
-	int64		unit;
-	int64		seq;
-	int64		id;
+	int64		id = next_number(c);
 
-	check_not_cosid80(c, "cosid_next_text()");
-	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
-		segment_issue(c, 1, &id);
-	else
-	{
-		issue(c, 1, &slot, &unit, &seq);
-		id = finish_id(c, slot, unit, seq);
-	}
 	check_int32(c, id);
 	PG_RETURN_INT32((int32) id);
 }
