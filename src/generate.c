@@ -144,6 +144,20 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 	}
 }
 
+/* Lease mode with the store unreachable: a window that ended stays ended. */
+static bool
+lease_store_away(void)
+{
+	bool		away;
+
+	if (!cosid_lease_mode())
+		return false;
+	SpinLockAcquire(&cosid_shared->lease_lock);
+	away = !cosid_shared->store_connected;
+	SpinLockRelease(&cosid_shared->lease_lock);
+	return away;
+}
+
 /*
  * Issue up to n ids (n >= 1) of one unit: the slot they were issued under
  * in *slot, the unit in *unit, sequences in seqs.
@@ -222,7 +236,8 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
 				if (window_wait_since < 0)
 					window_wait_since = now;
 				if (now - window_wait_since >= WINDOW_GRACE_MS ||
-					pg_atomic_read_u32(&cosid_shared->slot_state) == COSID_SLOT_CLOSED)
+					pg_atomic_read_u32(&cosid_shared->slot_state) == COSID_SLOT_CLOSED ||
+					lease_store_away())
 					report_stop(c, r, 0);
 				cosid_wait_1ms();
 				break;

@@ -232,6 +232,7 @@ cosid_lease_main(void)
 	int64		start = 0;
 	int64		end = 0;
 	int			backoff = BACKOFF_MIN_MS;
+	int64		renewed = 0;	/* when the store last renewed our lease */
 	char		err[512];
 	char		ttl[32];
 	char		slots[16];
@@ -295,16 +296,23 @@ cosid_lease_main(void)
 			start = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 			PQclear(res);
 			end = 0;
+			renewed = 0;
 			ereport(LOG,
 					(errmsg("cosid slot worker leased slot %d of namespace \"%s\"; its window starts at %s",
 							slot, cosid_namespace,
 							timestamptz_to_str(cosid_ms_to_timestamptz(start)))));
 		}
 
-		/* record a new window end in the store before anyone may use it */
-		if (end - now < COSID_WINDOW_RENEW_MS)
+		/*
+		 * Record a new window end in the store before anyone may use it; and
+		 * renew the lease a third of the TTL after the last renewal even when
+		 * the window needs no extending (it can start far ahead of the clock,
+		 * after a holder whose clock was ahead): the same end, never lower.
+		 */
+		if (end - now < COSID_WINDOW_RENEW_MS ||
+			now - renewed >= (int64) cosid_lease_ttl * 1000 / 3)
 		{
-			int64		new_end = Max(now, start) + COSID_WINDOW_LEAD_MS;
+			int64		new_end = Max(Max(now, start) + COSID_WINDOW_LEAD_MS, end);
 			char		slot_s[16];
 			char		end_s[32];
 			const char *params[5] = {cosid_namespace, slot_s, instance_id, end_s, ttl};
@@ -318,12 +326,14 @@ cosid_lease_main(void)
 				PQclear(res);
 				if (end == 0)
 					cosid_open_window(slot, start, new_end);
-				else
+				else if (new_end > end)
 					cosid_extend_window(new_end);
 				end = new_end;
+				renewed = now;
 				SpinLockAcquire(&cosid_shared->lease_lock);
 				cosid_shared->last_renewal_ms = now;
 				cosid_shared->store_connected = true;
+				cosid_shared->last_error[0] = '\0';
 				SpinLockRelease(&cosid_shared->lease_lock);
 			}
 			else

@@ -9,7 +9,8 @@ use Time::HiRes qw(usleep);
 use Test::More;
 
 our @EXPORT = qw(cosid_node crash_restart faketime_lib start_faked
-  set_fake_offset psql_error slot_state now_ms child_pids);
+  set_fake_offset psql_error slot_state now_ms child_pids
+  lease_store lease_conf poll_until wait_for_lease);
 
 # A new, started node with cosid preloaded (unless preload => 0) and any
 # extra postgresql.conf lines given as conf => [...].  init => {...} passes
@@ -175,6 +176,62 @@ sub slot_state
 sub now_ms
 {
 	return int(Time::HiRes::time() * 1000);
+}
+
+# ---- lease mode (cosid.slot = 'lease')
+
+# A node that keeps the slot leases: cosid installed there, not preloaded.
+sub lease_store
+{
+	my ($name) = @_;
+	my $store = cosid_node($name, preload => 0);
+	$store->safe_psql('postgres', 'CREATE EXTENSION cosid');
+	return $store;
+}
+
+# postgresql.conf lines (for cosid_node's conf => ...) of a server that
+# leases its slot from $store: TTL 3 s unless ttl => N, more lines as
+# extra => [...].
+sub lease_conf
+{
+	my ($store, %opt) = @_;
+	my $connstr = 'host=' . $store->host . ' port=' . $store->port . ' dbname=postgres';
+	return [
+		"cosid.slot = 'lease'",
+		"cosid.lease_store = '$connstr'",
+		'cosid.lease_ttl = ' . ($opt{ttl} // 3),
+		@{ $opt{extra} // [] } ];
+}
+
+# Call $cond->() every $interval_ms (100 unless given) until it returns
+# true or $timeout seconds have passed: whether it did.
+sub poll_until
+{
+	my ($timeout, $cond, $interval_ms) = @_;
+	my $deadline = Time::HiRes::time() + $timeout;
+	for (;;)
+	{
+		return 1 if $cond->();
+		return 0 if Time::HiRes::time() >= $deadline;
+		usleep(($interval_ms // 100) * 1000);
+	}
+}
+
+# Wait (up to $timeout s, 15 unless given) until the node holds a leased
+# slot with an open window: the slot, or undef.  cosid must be installed in
+# its database postgres (for cosid_slot()).
+sub wait_for_lease
+{
+	my ($node, $timeout) = @_;
+	my $slot;
+	poll_until(
+		$timeout // 15,
+		sub {
+			my $r = $node->safe_psql('postgres', 'SELECT state, slot FROM cosid_slot()');
+			$slot = $1 if $r =~ /^active\|(\d+)$/;
+			return defined $slot;
+		});
+	return $slot;
 }
 
 1;
