@@ -268,22 +268,28 @@ tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms)
 
 /* ---------- the pipeline ---------- */
 
+/*
+ * The text being decoded, as a C string for messages: up to its first NUL,
+ * as text_to_cstring() and "%s" show it.
+ */
 static void
-decode_error(int i, const CosidCodecItem *it, const char *txt, const char *detail)
+decode_error(int i, const CosidCodecItem *it, const char *txt, size_t txtlen,
+			 const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid id text \"%s\"", txt),
+			 errmsg("invalid id text \"%s\"", pnstrdup(txt, txtlen)),
 			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
 			 : errdetail("%s", detail)));
 }
 
 static void
-range_error(int i, const CosidCodecItem *it, const char *txt, const char *detail)
+range_error(int i, const CosidCodecItem *it, const char *txt, size_t txtlen,
+			const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("id text \"%s\" is out of range", txt),
+			 errmsg("id text \"%s\" is out of range", pnstrdup(txt, txtlen)),
 			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
 			 : errdetail("%s", detail)));
 }
@@ -313,14 +319,65 @@ id_time_ms(const CosidCodecRt *rt, const CosidId *id)
 	return rt->layout.epoch_ms + time * rt->layout.unit_ms;
 }
 
+/* Whether encoding shows "NOW" (a date prefix of source NOW). */
+static inline bool
+codec_uses_now(const CosidCodecRt *rt)
+{
+	for (int i = 0; i < rt->codec.nitems; i++)
+		if (rt->codec.items[i].kind == COSID_CODEC_DATE_PREFIX &&
+			rt->codec.items[i].source != COSID_SOURCE_ID_TIME)
+			return true;
+	return false;
+}
+
+/*
+ * v as the text of a radix item's settings (codec[0]), written straight
+ * into the result: no copy.
+ */
+static inline text *
+radix_text(const CosidRadix *r, int64 v)
+{
+	int			width = r->width;
+	text	   *result;
+	int			n;
+
+	/* cosid_radix_encode writes at most width digits and a NUL */
+	result = (text *) palloc(VARHDRSZ + (width >= 1 && width <= 64 ? width : 64) + 1);
+	n = cosid_radix_encode(r, v, VARDATA(result));
+	if (unlikely(n < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
+						v, r->width, r->radix)));
+	SET_VARSIZE(result, VARHDRSZ + n);
+	return result;
+}
+
+/*
+ * The converter (item 0, or decimal when there is none) writes into a stack
+ * buffer; each wrapper adds text before (prefix, date-prefix) or after
+ * (suffix) everything so far.  The result is allocated once, at its final
+ * size, and filled: the fronts of the wrappers from the outermost (last) in,
+ * the converter's text, then the backs from the innermost out.
+ */
 text *
 cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 {
-	StringInfoData out;
-	int			first = 0;
 	char		buf[256];
+	const char *core = buf;
+	size_t		core_len = 0;
+	int			first = 0;
+	const char *front[COSID_CODEC_MAX_ITEMS][2];
+	size_t		front_len[COSID_CODEC_MAX_ITEMS][2];
+	const char *back[COSID_CODEC_MAX_ITEMS];
+	size_t		back_len[COSID_CODEC_MAX_ITEMS];
+	size_t		total;
+	text	   *result;
+	char	   *p;
 
-	initStringInfo(&out);
+	/* just a radix */
+	if (rt->codec.nitems == 1 && rt->codec.items[0].kind == COSID_CODEC_RADIX)
+		return radix_text(&rt->codec.items[0].radix, id->id);
 
 	if (rt->codec.nitems > 0)
 	{
@@ -329,17 +386,19 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					node,
 					seq;
 		CosidTm		tm;
+		int			n;
 
 		first = 1;
 		switch (it->kind)
 		{
 			case COSID_CODEC_RADIX:
-				if (cosid_radix_encode(&it->radix, id->id, buf) < 0)
+				n = cosid_radix_encode(&it->radix, id->id, buf);
+				if (unlikely(n < 0))
 					ereport(ERROR,
 							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 							 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
 									id->id, it->radix.width, it->radix.radix)));
-				appendStringInfoString(&out, buf);
+				core_len = (size_t) n;
 				break;
 			case COSID_CODEC_FRIENDLY:
 			case COSID_CODEC_PARTS_FRIENDLY:
@@ -349,18 +408,22 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 							 errmsg("id " INT64_FORMAT " has no friendly form", id->id)));
 				id_parts(rt, id, &time, &node, &seq);
 				ms_to_tm(rt->layout.epoch_ms + time * rt->layout.unit_ms, rt->zones[0], &tm);
-				cosid_friendly_format(&rt->layout, it->pad_start, &tm, node, seq, buf);
-				appendStringInfoString(&out, buf);
+				core_len = (size_t) cosid_friendly_format(&rt->layout, it->pad_start, &tm,
+														  node, seq, buf);
 				break;
 			case COSID_CODEC_PARTS_RADIX:
+				/* -1 (buf untouched) never happens for an id of the layout */
+				buf[0] = '\0';
 				cosid_parts_radix_encode(&rt->layout, it->radix.radix, id->time, id->node,
 										 id->seq, buf);
-				appendStringInfoString(&out, buf);
+				core_len = strlen(buf);
 				break;
 			case COSID_CODEC_GROUPED:
 				{
 					int64		period;
 					int64		value;
+					size_t		dlen = strlen(it->delimiter);
+					char	   *g = buf;
 
 					if (!cosid_group_split(it->group, id->id, &period, &value))
 						ereport(ERROR,
@@ -368,26 +431,38 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 								 errmsg("id " INT64_FORMAT " does not hold a %s period", id->id,
 										it->group == COSID_GROUP_DAY ? "day" :
 										it->group == COSID_GROUP_MONTH ? "month" : "year")));
-					appendStringInfo(&out, INT64_FORMAT "%s", period, it->delimiter);
+					/* period (<= 20), delimiter, value (<= 64 digits), NUL */
+					if (dlen + 21 + 65 > sizeof(buf))
+						g = palloc(dlen + 21 + 65);
+					n = pg_lltoa(period, g);
+					memcpy(g + n, it->delimiter, dlen);
+					n += (int) dlen;
 					if (it->value_is_radix)
 					{
-						if (cosid_radix_encode(&it->radix, value, buf) < 0)
+						int			vn = cosid_radix_encode(&it->radix, value, g + n);
+
+						if (vn < 0)
 							ereport(ERROR,
 									(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 									 errmsg("value " INT64_FORMAT " does not fit in %d base-%d digits",
 											value, it->radix.width, it->radix.radix)));
-						appendStringInfoString(&out, buf);
+						n += vn;
 					}
 					else
-						appendStringInfo(&out, INT64_FORMAT, value);
+						n += pg_lltoa(value, g + n);
+					core = g;
+					core_len = (size_t) n;
 				}
 				break;
 			case COSID_CODEC_CUSTOM:
 				{
 					Datum		d = FunctionCall1Coll((FmgrInfo *) &rt->encode_fn, InvalidOid,
 													  Int64GetDatum(id->id));
+					text	   *t = DatumGetTextPP(d);
 
-					appendStringInfoString(&out, TextDatumGetCString(d));
+					/* up to a NUL, as text_to_cstring() and "%s" had it */
+					core = VARDATA_ANY(t);
+					core_len = strnlen(core, VARSIZE_ANY_EXHDR(t));
 				}
 				break;
 			default:
@@ -404,40 +479,68 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 
 			cosid_layout_pack128(&rt->layout, id->time, id->node, id->seq, &hi, &lo);
 			cosid_u128_decimal(hi, lo, buf);
-			appendStringInfoString(&out, buf);
+			core_len = strlen(buf);
 		}
 		else
-			appendStringInfo(&out, INT64_FORMAT, id->id);
+			core_len = (size_t) pg_lltoa(id->id, buf);
 	}
 
+	/* the wrappers' pieces, in list order (errors in the same order) */
+	total = core_len;
 	for (int i = first; i < rt->codec.nitems; i++)
 	{
 		const CosidCodecItem *it = &rt->codec.items[i];
-		StringInfoData w;
 		CosidTm		tm;
+		char	   *date;
+		int			n;
 
-		initStringInfo(&w);
+		front[i][0] = front[i][1] = back[i] = NULL;
+		front_len[i][0] = front_len[i][1] = back_len[i] = 0;
 		switch (it->kind)
 		{
 			case COSID_CODEC_PREFIX:
-				appendStringInfo(&w, "%s%s", it->text, out.data);
+				front[i][0] = it->text;
+				front_len[i][0] = strlen(it->text);
 				break;
 			case COSID_CODEC_SUFFIX:
-				appendStringInfo(&w, "%s%s", out.data, it->text);
+				back[i] = it->text;
+				back_len[i] = strlen(it->text);
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				ms_to_tm(it->source == COSID_SOURCE_ID_TIME ? id_time_ms(rt, id) : now_ms,
 						 rt->zones[i], &tm);
-				cosid_date_format(it->pattern, &tm, buf);
-				appendStringInfo(&w, "%s%s%s", buf, it->delimiter, out.data);
+				/* as long as the pattern */
+				date = palloc(strlen(it->pattern) + 1);
+				n = cosid_date_format(it->pattern, &tm, date);
+				front[i][0] = date;
+				front_len[i][0] = n < 0 ? 0 : (size_t) n;
+				front[i][1] = it->delimiter;
+				front_len[i][1] = strlen(it->delimiter);
 				break;
 			default:
 				elog(ERROR, "codec item %d cannot wrap", i);
 		}
-		pfree(out.data);
-		out = w;
+		total += front_len[i][0] + front_len[i][1] + back_len[i];
 	}
-	return cstring_to_text_with_len(out.data, out.len);
+
+	result = (text *) palloc(VARHDRSZ + total);
+	SET_VARSIZE(result, VARHDRSZ + total);
+	p = VARDATA(result);
+	for (int i = rt->codec.nitems - 1; i >= first; i--)
+	{
+		memcpy(p, front[i][0], front_len[i][0]);
+		p += front_len[i][0];
+		memcpy(p, front[i][1], front_len[i][1]);
+		p += front_len[i][1];
+	}
+	memcpy(p, core, core_len);
+	p += core_len;
+	for (int i = first; i < rt->codec.nitems; i++)
+	{
+		memcpy(p, back[i], back_len[i]);
+		p += back_len[i];
+	}
+	return result;
 }
 
 /* Decimal digits only, no sign, no more than max. */
@@ -478,12 +581,15 @@ id_max(const CosidCodecRt *rt)
 	return bits >= 63 ? (uint64) PG_INT64_MAX : (UINT64CONST(1) << bits) - 1;
 }
 
-void
-cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
+/*
+ * Decode txt[0..txtlen), which holds no NUL (the text up to its first NUL,
+ * as text_to_cstring() and strlen() had it).  Errors quote all of it.
+ */
+static void
+codec_decode_text(const CosidCodecRt *rt, const char *txt, size_t txtlen, CosidId *id)
 {
-	char	   *txt = text_to_cstring(t);
 	const char *s = txt;
-	size_t		len = strlen(txt);
+	size_t		len = txtlen;
 	char		msg[256];
 	bool		check_date[COSID_CODEC_MAX_ITEMS] = {false};
 	CosidTm		date_tm[COSID_CODEC_MAX_ITEMS];
@@ -509,27 +615,27 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 			case COSID_CODEC_PREFIX:
 				n = strlen(it->text);
 				if (len < n || memcmp(s, it->text, n) != 0)
-					decode_error(i, it, txt, psprintf("the text does not start with \"%s\"", it->text));
+					decode_error(i, it, txt, txtlen, psprintf("the text does not start with \"%s\"", it->text));
 				s += n;
 				len -= n;
 				break;
 			case COSID_CODEC_SUFFIX:
 				n = strlen(it->text);
 				if (len < n || memcmp(s + len - n, it->text, n) != 0)
-					decode_error(i, it, txt, psprintf("the text does not end with \"%s\"", it->text));
+					decode_error(i, it, txt, txtlen, psprintf("the text does not end with \"%s\"", it->text));
 				len -= n;
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				n = strlen(it->delimiter);
 				if (len < (size_t) it->pattern_len + n)
-					decode_error(i, it, txt, psprintf("expected a date of the form %s first", it->pattern));
+					decode_error(i, it, txt, txtlen, psprintf("expected a date of the form %s first", it->pattern));
 				memset(&date_tm[i], 0, sizeof(CosidTm));
 				date_tm[i].year = 1970;
 				date_tm[i].month = date_tm[i].day = 1;
 				if (cosid_date_parse(it->pattern, s, it->pattern_len, &date_tm[i], msg, sizeof(msg)) != COSID_DECODE_OK)
-					decode_error(i, it, txt, msg);
+					decode_error(i, it, txt, txtlen, msg);
 				if (memcmp(s + it->pattern_len, it->delimiter, n) != 0)
-					decode_error(i, it, txt, psprintf("expected \"%s\" after the date", it->delimiter));
+					decode_error(i, it, txt, txtlen, psprintf("expected \"%s\" after the date", it->delimiter));
 				check_date[i] = it->source == COSID_SOURCE_ID_TIME;
 				s += it->pattern_len + n;
 				len -= it->pattern_len + n;
@@ -549,20 +655,20 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 			char	   *digits = pnstrdup(s, len);
 
 			if (!cosid_u128_parse(digits, len, &hi, &lo))
-				decode_error(-1, NULL, txt, "Expected the decimal digits of an id.");
+				decode_error(-1, NULL, txt, txtlen, "Expected the decimal digits of an id.");
 			if ((cosid_layout_total_bits(&rt->layout) >= 64 ?
 				 (hi >> (cosid_layout_total_bits(&rt->layout) - 64)) != 0 :
 				 (hi != 0 || (lo >> cosid_layout_total_bits(&rt->layout)) != 0)))
-				range_error(-1, NULL, txt, "The number is larger than the generator's ids.");
+				range_error(-1, NULL, txt, txtlen, "The number is larger than the generator's ids.");
 			cosid_layout_unpack128(&rt->layout, hi, lo, &id->time, &id->node, &id->seq);
 		}
 		else
 		{
 			r = parse_decimal(s, len, id_max(rt), &id->id);
 			if (r == COSID_DECODE_SYNTAX)
-				decode_error(-1, NULL, txt, "Expected the decimal digits of an id.");
+				decode_error(-1, NULL, txt, txtlen, "Expected the decimal digits of an id.");
 			if (r == COSID_DECODE_RANGE)
-				range_error(-1, NULL, txt, "The number is larger than the generator's ids.");
+				range_error(-1, NULL, txt, txtlen, "The number is larger than the generator's ids.");
 		}
 	}
 	else
@@ -574,9 +680,9 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 			case COSID_CODEC_RADIX:
 				r = cosid_radix_decode(&it->radix, s, len, id_max(rt), &id->id, msg, sizeof(msg));
 				if (r == COSID_DECODE_SYNTAX)
-					decode_error(0, it, txt, msg);
+					decode_error(0, it, txt, txtlen, msg);
 				if (r == COSID_DECODE_RANGE)
-					range_error(0, it, txt, msg);
+					range_error(0, it, txt, txtlen, msg);
 				break;
 			case COSID_CODEC_FRIENDLY:
 			case COSID_CODEC_PARTS_FRIENDLY:
@@ -589,14 +695,14 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 					r = cosid_friendly_parse(&rt->layout, it->pad_start, s, len, &tm,
 											 &id->node, &id->seq, msg, sizeof(msg));
 					if (r == COSID_DECODE_SYNTAX)
-						decode_error(0, it, txt, msg);
+						decode_error(0, it, txt, txtlen, msg);
 					if (r == COSID_DECODE_RANGE)
-						range_error(0, it, txt, msg);
+						range_error(0, it, txt, txtlen, msg);
 					if (!tm_to_ms(&tm, rt->zones[0], &ms))
-						decode_error(0, it, txt, "the date is not a valid date");
+						decode_error(0, it, txt, txtlen, "the date is not a valid date");
 					time = cosid_unit_of(&rt->layout, ms);
 					if (time < 0 || time > cosid_layout_max_time(&rt->layout))
-						range_error(0, it, txt, "the time is outside the layout's range");
+						range_error(0, it, txt, txtlen, "the time is outside the layout's range");
 					id->time = time;
 					if (!id->wide)
 						id->id = cosid_layout_pack(&rt->layout, time, id->node, id->seq);
@@ -606,9 +712,9 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 				r = cosid_parts_radix_decode(&rt->layout, it->radix.radix, s, len,
 											 &id->time, &id->node, &id->seq, msg, sizeof(msg));
 				if (r == COSID_DECODE_SYNTAX)
-					decode_error(0, it, txt, msg);
+					decode_error(0, it, txt, txtlen, msg);
 				if (r == COSID_DECODE_RANGE)
-					range_error(0, it, txt, msg);
+					range_error(0, it, txt, txtlen, msg);
 				break;
 			case COSID_CODEC_GROUPED:
 				{
@@ -620,7 +726,7 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 					if (len < (size_t) plen + dlen ||
 						parse_decimal(s, plen, PG_INT64_MAX, &period) != COSID_DECODE_OK ||
 						memcmp(s + plen, it->delimiter, dlen) != 0)
-						decode_error(0, it, txt,
+						decode_error(0, it, txt, txtlen,
 									 psprintf("expected the period as %s, then \"%s\"",
 											  cosid_group_pattern(it->group), it->delimiter));
 					s += plen + dlen;
@@ -634,12 +740,12 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 						snprintf(msg, sizeof(msg), "expected the value's decimal digits");
 					}
 					if (r == COSID_DECODE_SYNTAX)
-						decode_error(0, it, txt, msg);
+						decode_error(0, it, txt, txtlen, msg);
 					if (r == COSID_DECODE_RANGE)
-						range_error(0, it, txt, "the value does not fit its period");
+						range_error(0, it, txt, txtlen, "the value does not fit its period");
 					id->id = period * cosid_group_scale(it->group) + value;
 					if (!cosid_group_split(it->group, id->id, &period, &value))
-						decode_error(0, it, txt, "the period is not a valid date");
+						decode_error(0, it, txt, txtlen, "the period is not a valid date");
 				}
 				break;
 			case COSID_CODEC_CUSTOM:
@@ -669,8 +775,42 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 		cosid_date_format(it->pattern, &tm, want);
 		cosid_date_format(it->pattern, &date_tm[i], got);
 		if (strcmp(want, got) != 0)
-			decode_error(i, it, txt, psprintf("the date %s is not the id's time (%s)", got, want));
+			decode_error(i, it, txt, txtlen, psprintf("the date %s is not the id's time (%s)", got, want));
 	}
+}
+
+/*
+ * The text is read in place (no C-string copy).  Like text_to_cstring() and
+ * strlen() before, a NUL ends it.  A list that is just a radix first tries
+ * the whole text: a NUL is never a digit, so success means there was none,
+ * and anything else goes the general way, which reports it.
+ */
+void
+cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
+{
+	const char *data;
+	size_t		size;
+
+	/* as text_to_cstring() did, should a caller pass toasted text */
+	if (unlikely(VARATT_IS_COMPRESSED(t) || VARATT_IS_EXTERNAL(t)))
+		t = (text *) pg_detoast_datum_packed((struct varlena *) t);
+	data = VARDATA_ANY(t);
+	size = VARSIZE_ANY_EXHDR(t);
+
+	if (rt->codec.nitems == 1 && rt->codec.items[0].kind == COSID_CODEC_RADIX)
+	{
+		int64		v;
+
+		if (likely(cosid_radix_decode(&rt->codec.items[0].radix, data, size, id_max(rt),
+									  &v, NULL, 0) == COSID_DECODE_OK))
+		{
+			memset(id, 0, sizeof(*id));
+			id->wide = rt->has_gen && rt->strategy == COSID_STRATEGY_COSID80;
+			id->id = v;
+			return;
+		}
+	}
+	codec_decode_text(rt, data, strnlen(data, size), id);
 }
 
 /* ---------- SQL: cosid_encode, cosid_decode ---------- */
@@ -682,51 +822,150 @@ statement_ms(void)
 	return cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp());
 }
 
-/* The call site's ad-hoc codec, re-bound only when the list changes. */
+/* statement_ms() when the codec shows NOW, else 0 (unused). */
+static inline int64
+codec_now_ms(const CosidCodecRt *rt)
+{
+	return codec_uses_now(rt) ? statement_ms() : 0;
+}
+
+/* A text argument, detoasted (packed header kept), as PG_GETARG_TEXT_PP. */
+static inline text *
+arg_text_pp(FunctionCallInfo fcinfo, int argno)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		v = pg_detoast_datum_packed(v);
+	return (text *) v;
+}
+
+/*
+ * The call site's ad-hoc codec, re-bound only when the list changes.  When
+ * the list is a constant of the call (a Const in the expression), it cannot
+ * change, and once bound it is neither fetched nor compared again; if it is
+ * just a radix, cosid_encode and cosid_decode go straight to it.
+ */
 typedef struct AdhocCache
 {
-	int			len;
+	bool		radix_only;		/* bound, list_const, and just a radix */
+	CosidRadix	radix;			/* then a copy of its settings (codec[0]) */
+	int			len;			/* 0: not bound (yet, or the bind failed) */
 	char	   *bytes;
 	CosidCodecRt *rt;
+	bool		list_const;
 } AdhocCache;
 
+/* Whether argument argno of the call is a Const. */
+static bool
+arg_is_const(FmgrInfo *flinfo, int argno)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	args = ((FuncExpr *) expr)->args;
+	return argno < list_length(args) && IsA(list_nth(args, argno), Const);
+}
+
 static CosidCodecRt *
-adhoc_codec(FunctionCallInfo fcinfo, Jsonb *list)
+adhoc_codec(FunctionCallInfo fcinfo, int argno)
 {
 	AdhocCache *c = fcinfo->flinfo->fn_extra;
-	int			len = VARSIZE(list);
+	Jsonb	   *list;
+	int			len;
 
+	if (likely(c != NULL && c->list_const && c->len != 0))
+		return c->rt;
+	list = PG_GETARG_JSONB_P(argno);
+	len = VARSIZE(list);
 	if (likely(c != NULL && c->len == len && memcmp(c->bytes, list, len) == 0))
 		return c->rt;
 	if (c == NULL)
+	{
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AdhocCache));
+		c->list_const = arg_is_const(fcinfo->flinfo, argno);
+	}
 	c->len = 0;
+	c->radix_only = false;
 	c->rt = cosid_codec_bind(list, NULL, fcinfo->flinfo->fn_mcxt);
 	c->bytes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
 	memcpy(c->bytes, list, len);
 	c->len = len;
+	if (c->list_const && c->rt->codec.nitems == 1 &&
+		c->rt->codec.items[0].kind == COSID_CODEC_RADIX)
+	{
+		c->radix = c->rt->codec.items[0].radix;
+		c->radix_only = true;
+	}
 	return c->rt;
+}
+
+/* The call site's constant radix settings (see AdhocCache), or NULL. */
+static inline const CosidRadix *
+adhoc_radix(FunctionCallInfo fcinfo)
+{
+	AdhocCache *c = fcinfo->flinfo->fn_extra;
+
+	return c != NULL && c->radix_only ? &c->radix : NULL;
+}
+
+/*
+ * The general ways of cosid_encode and cosid_decode (ad hoc), apart from
+ * the fast ones so that those stay lean (no locals to protect).
+ */
+static pg_noinline Datum
+encode_adhoc_slow(FunctionCallInfo fcinfo)
+{
+	CosidCodecRt *rt = adhoc_codec(fcinfo, 1);
+	CosidId		id;
+
+	memset(&id, 0, sizeof(id));
+	id.id = PG_GETARG_INT64(0);
+	PG_RETURN_TEXT_P(cosid_codec_encode(rt, &id, codec_now_ms(rt)));
+}
+
+static pg_noinline Datum
+decode_adhoc_slow(FunctionCallInfo fcinfo, text *t)
+{
+	CosidId		id;
+
+	cosid_codec_decode(adhoc_codec(fcinfo, 1), t, &id);
+	PG_RETURN_INT64(id.id);
 }
 
 Datum
 cosid_encode_adhoc(PG_FUNCTION_ARGS)
 {
-	CosidId		id;
+	const CosidRadix *radix = adhoc_radix(fcinfo);
 
-	memset(&id, 0, sizeof(id));
-	id.id = PG_GETARG_INT64(0);
-	PG_RETURN_TEXT_P(cosid_codec_encode(adhoc_codec(fcinfo, PG_GETARG_JSONB_P(1)), &id,
-										statement_ms()));
+	/* what cosid_codec_encode does with just a radix */
+	if (likely(radix != NULL))
+		PG_RETURN_TEXT_P(radix_text(radix, PG_GETARG_INT64(0)));
+	return encode_adhoc_slow(fcinfo);
 }
 
 Datum
 cosid_decode_adhoc(PG_FUNCTION_ARGS)
 {
-	CosidId		id;
+	const CosidRadix *radix = adhoc_radix(fcinfo);
+	text	   *t = arg_text_pp(fcinfo, 0);
 
-	cosid_codec_decode(adhoc_codec(fcinfo, PG_GETARG_JSONB_P(1)), PG_GETARG_TEXT_PP(0), &id);
-	PG_RETURN_INT64(id.id);
+	/*
+	 * What cosid_codec_decode does first with just a radix (an ad-hoc list
+	 * takes any bigint); anything but success goes its way, which reports.
+	 */
+	if (likely(radix != NULL))
+	{
+		int64		v;
+
+		if (likely(cosid_radix_decode(radix, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+									  (uint64) PG_INT64_MAX, &v, NULL, 0) == COSID_DECODE_OK))
+			PG_RETURN_INT64(v);
+	}
+	return decode_adhoc_slow(fcinfo, t);
 }
 
 Datum
@@ -742,7 +981,7 @@ cosid_encode_named(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
 				 errhint("Its ids are text already: cosid_next_text() gives them encoded.")));
-	PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, statement_ms()));
+	PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, codec_now_ms(c->codec)));
 }
 
 Datum
