@@ -1042,13 +1042,65 @@ CosidGenCache *
 cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
 					const char *hint)
 {
-	return cosid_lookup_in(fcinfo->flinfo->fn_mcxt, &fcinfo->flinfo->fn_extra,
-						   name, need_entry, hint);
+	return cosid_lookup_in(&fcinfo->flinfo->fn_extra, name, need_entry, hint);
+}
+
+/*
+ * Resolved generators of this backend, by name (a backend is in one
+ * database).  A call site keeps a pointer to one of these, so a statement
+ * planned anew (a DEFAULT in a one-row INSERT) finds its generator with a
+ * hash lookup, not a catalog query.
+ */
+typedef struct BackendGenerator
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	CosidGenCache *cache;
+} BackendGenerator;
+
+static HTAB *backend_generators = NULL;
+
+static CosidGenCache *
+backend_generator(const char *name)
+{
+	BackendGenerator *bg;
+	char		key[NAMEDATALEN];
+	bool		found;
+
+	if (backend_generators == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(BackendGenerator);
+		backend_generators = hash_create("cosid generators of this backend", 16, &ctl,
+										 HASH_ELEM | HASH_STRINGS);
+	}
+	memset(key, 0, sizeof(key));
+	strlcpy(key, name, NAMEDATALEN);
+	bg = hash_search(backend_generators, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		bg->cache = MemoryContextAllocZero(TopMemoryContext, sizeof(CosidGenCache));
+		bg->cache->cxt = AllocSetContextCreate(TopMemoryContext, "cosid generator",
+											   ALLOCSET_SMALL_SIZES);
+	}
+	return bg->cache;
+}
+
+static inline bool
+cache_valid(const CosidGenCache *c, text *name, int len, uint64 generation, bool need_entry)
+{
+	return c != NULL &&
+		c->shared_generation == generation &&
+		c->local_generation == cosid_local_generation &&
+		c->name_len == len &&
+		memcmp(c->name, VARDATA_ANY(name), len) == 0 &&
+		(c->entry != NULL || !need_entry);
 }
 
 CosidGenCache *
-cosid_lookup_in(MemoryContext mcxt, void **slot, text *name, bool need_entry,
-				const char *hint)
+cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 {
 	CosidGenCache *c = (CosidGenCache *) *slot;
 	int			len = VARSIZE_ANY_EXHDR(name);
@@ -1059,12 +1111,7 @@ cosid_lookup_in(MemoryContext mcxt, void **slot, text *name, bool need_entry,
 	Oid			owner;
 
 	generation = cosid_shared ? pg_atomic_read_u64(&cosid_shared->config_generation) : 0;
-	if (likely(c != NULL &&
-			   c->shared_generation == generation &&
-			   c->local_generation == cosid_local_generation &&
-			   c->name_len == len &&
-			   memcmp(c->name, VARDATA_ANY(name), len) == 0 &&
-			   (c->entry != NULL || !need_entry)))
+	if (likely(cache_valid(c, name, len, generation, need_entry)))
 		return c;
 
 	if (need_entry)
@@ -1073,12 +1120,13 @@ cosid_lookup_in(MemoryContext mcxt, void **slot, text *name, bool need_entry,
 	cname = text_to_cstring(name);
 	if (len == 0 || len >= NAMEDATALEN)
 		unknown_generator_hinted(cname, hint);
-	if (c == NULL)
-	{
-		c = MemoryContextAllocZero(mcxt, sizeof(CosidGenCache));
-		c->cxt = AllocSetContextCreate(mcxt, "cosid generator", ALLOCSET_SMALL_SIZES);
-		*slot = c;
-	}
+
+	/* another call site of this backend may have read it already */
+	c = backend_generator(cname);
+	*slot = c;
+	if (cache_valid(c, name, len, generation, need_entry))
+		return c;
+
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
 	c->codec = NULL;

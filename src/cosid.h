@@ -263,9 +263,12 @@ extern CosidGenCache *cosid_lookup(FunctionCallInfo fcinfo, text *name,
 /* The same, with the hint an unknown name's error gives. */
 extern CosidGenCache *cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name,
 										  bool need_entry, const char *hint);
-/* The same, with the cache in *slot (allocated in mcxt) instead of fn_extra. */
-extern CosidGenCache *cosid_lookup_in(MemoryContext mcxt, void **slot, text *name,
-									  bool need_entry, const char *hint);
+/*
+ * The same, keeping the pointer in *slot instead of fn_extra.  Resolved
+ * generators belong to the backend (one per name), call sites point to them.
+ */
+extern CosidGenCache *cosid_lookup_in(void **slot, text *name, bool need_entry,
+									  const char *hint);
 
 /* ---------- the slot worker (worker.c) ---------- */
 

@@ -677,7 +677,7 @@ cosid_next_many(PG_FUNCTION_ARGS)
 		st->remaining = n;
 		MemoryContextSwitchTo(old);
 		f->user_fctx = st;
-		c = cosid_lookup_in(f->multi_call_memory_ctx, &st->cache, PG_GETARG_TEXT_PP(0), true, NULL);
+		c = cosid_lookup_in(&st->cache, PG_GETARG_TEXT_PP(0), true, NULL);
 		check_not_cosid80(c, "cosid_next_text()");
 	}
 	f = SRF_PERCALL_SETUP();

@@ -31,10 +31,6 @@ typedef struct pg_ulid
 #define PG_GETARG_ULID_P(n) DatumGetUlidP(PG_GETARG_DATUM(n))
 #define PG_RETURN_ULID_P(x) PG_RETURN_POINTER(x)
 
-/* Microseconds from the Unix epoch to PostgreSQL's (2000-01-01). */
-#define UNIX_TO_PG_USECS \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
-
 PG_FUNCTION_INFO_V1(ulid_in);
 PG_FUNCTION_INFO_V1(ulid_out);
 PG_FUNCTION_INFO_V1(ulid_recv);
@@ -300,7 +296,7 @@ ulid_time(PG_FUNCTION_ARGS)
 	int64		ms = (int64) ulid_time_ms(u->data);
 
 	/* 48 bits of milliseconds end in the year 10889: always a timestamptz. */
-	PG_RETURN_TIMESTAMPTZ(ms * 1000 - UNIX_TO_PG_USECS);
+	PG_RETURN_TIMESTAMPTZ(cosid_ms_to_timestamptz(ms));
 }
 
 Datum
@@ -309,7 +305,6 @@ ulid_from_time(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	static const uint8 zero[ULID_RAND_BYTES] = {0};
 	pg_ulid    *u;
-	int64		unix_us;
 	int64		ms;
 
 	if (TIMESTAMP_NOT_FINITE(ts))
@@ -318,9 +313,8 @@ ulid_from_time(PG_FUNCTION_ARGS)
 				 errmsg("timestamp out of range for type ulid"),
 				 errdetail("A ULID holds a finite time from 1970-01-01 to 10889-08-02 UTC.")));
 
-	unix_us = ts + UNIX_TO_PG_USECS;
-	/* floor division: the ULID of the millisecond the instant falls in */
-	ms = unix_us / 1000 - (unix_us % 1000 < 0 ? 1 : 0);
+	/* the ULID of the millisecond the instant falls in (floor) */
+	ms = cosid_timestamptz_to_ms(ts);
 	if (ms < 0 || (uint64) ms > ULID_MAX_TIME)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
