@@ -61,22 +61,6 @@ key_in(const char *key, const char *const *list)
 	return false;
 }
 
-static void def_error(const char *path, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-def_error(const char *path, const char *fmt,...)
-{
-	char		msg[512];
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s: %s", path, msg)));
-}
-
 static char *
 jbv_type_name(JsonbValue *v)
 {
@@ -101,7 +85,7 @@ static char *
 jbv_string(JsonbValue *v, const char *path, const char *expected)
 {
 	if (v->type != jbvString)
-		def_error(path, "expected %s, found %s", expected, jbv_type_name(v));
+		cosid_key_error(path, "expected %s, found %s", expected, jbv_type_name(v));
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
@@ -120,7 +104,7 @@ jbv_int(JsonbValue *v, const char *path, int64 min, int64 max)
 		if (*end == '\0' && errno == 0 && x >= min && x <= max)
 			return (int64) x;
 	}
-	def_error(path, "expected an integer from " INT64_FORMAT " to " INT64_FORMAT,
+	cosid_key_error(path, "expected an integer from " INT64_FORMAT " to " INT64_FORMAT,
 			  min, max);
 	return 0;					/* keep the compiler quiet */
 }
@@ -129,7 +113,7 @@ static bool
 jbv_bool(JsonbValue *v, const char *path)
 {
 	if (v->type != jbvBool)
-		def_error(path, "expected true or false, found %s", jbv_type_name(v));
+		cosid_key_error(path, "expected true or false, found %s", jbv_type_name(v));
 	return v->val.boolean;
 }
 
@@ -148,7 +132,7 @@ jbv_duration(JsonbValue *v, const char *path)
 		if (cosid_parse_duration_ms(s, &ms) && ms <= 60000)
 			return ms;
 	}
-	def_error(path, "expected a duration of at most 60s such as \"5ms\" or \"1s\"");
+	cosid_key_error(path, "expected a duration of at most 60s such as \"5ms\" or \"1s\"");
 	return 0;
 }
 
@@ -180,7 +164,7 @@ jbv_epoch(JsonbValue *v, const char *path)
 		PG_END_TRY();
 		if (ok && !TIMESTAMP_NOT_FINITE(ts))
 			return cosid_timestamptz_to_ms(ts);
-		def_error(path, "expected Unix milliseconds or an ISO 8601 time such as \"2019-12-24T16:00:00Z\"");
+		cosid_key_error(path, "expected Unix milliseconds or an ISO 8601 time such as \"2019-12-24T16:00:00Z\"");
 	}
 	return jbv_int(v, path, 0, INT64CONST(1) << 47);
 }
@@ -229,7 +213,7 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 	strlcpy(def->zone, "UTC", sizeof(def->zone));
 
 	if (!JB_ROOT_IS_OBJECT(config) || JB_ROOT_IS_SCALAR(config))
-		def_error("definition", "expected a JSON object such as {\"strategy\": \"snowflake\"}");
+		cosid_key_error("definition", "expected a JSON object such as {\"strategy\": \"snowflake\"}");
 
 	it = JsonbIteratorInit(&config->root);
 	tok = JsonbIteratorNext(&it, &v, true);
@@ -263,14 +247,14 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 			else if (pg_strcasecmp(g, "year") == 0)
 				def->group = COSID_GROUP_YEAR;
 			else
-				def_error(key, "expected \"day\", \"month\" or \"year\", found \"%s\"", g);
+				cosid_key_error(key, "expected \"day\", \"month\" or \"year\", found \"%s\"", g);
 		}
 		else if (strcmp(key, "zone") == 0)
 		{
 			char	   *z = jbv_string(&val, key, "a time zone name such as \"Asia/Shanghai\"");
 
 			if (strlen(z) >= sizeof(def->zone) || pg_tzset(z) == NULL)
-				def_error(key, "unknown time zone \"%s\"", z);
+				cosid_key_error(key, "unknown time zone \"%s\"", z);
 			strlcpy(def->zone, z, sizeof(def->zone));
 		}
 		else if (strcmp(key, "adopt-sequence") == 0)
@@ -288,7 +272,7 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 			else if (pg_strcasecmp(u, "s") == 0 || pg_strcasecmp(u, "seconds") == 0)
 				unit = 1000;
 			else
-				def_error(key, "expected \"ms\" or \"s\", found \"%s\"", u);
+				cosid_key_error(key, "expected \"ms\" or \"s\", found \"%s\"", u);
 			have_unit = true;
 		}
 		else if (strcmp(key, "time-bits") == 0)
@@ -306,7 +290,7 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 				char	   *p = jbv_string(&val, key, "\"FAIL\"");
 
 				if (pg_strcasecmp(p, "FAIL") != 0)
-					def_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\"");
+					cosid_key_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\"");
 				def->policy.borrow_ms = 0;
 				def->policy.wait_ms = 0;
 			}
@@ -328,17 +312,17 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 					else if (strcmp(key2, "wait-up-to") == 0)
 						def->policy.wait_ms = jbv_duration(&v2, path2);
 					else
-						def_error(path2, "unknown key; expected \"borrow-up-to\" or \"wait-up-to\"");
+						cosid_key_error(path2, "unknown key; expected \"borrow-up-to\" or \"wait-up-to\"");
 				}
 			}
 			else
-				def_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\", found %s",
+				cosid_key_error(key, "expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\", found %s",
 						  jbv_type_name(&val));
 		}
 		else if (strcmp(key, "codec") == 0)
 		{
 			if (!(val.type == jbvBinary && JsonContainerIsArray(val.val.binary.data)))
-				def_error(key, "expected a JSON array of codec items, found %s", jbv_type_name(&val));
+				cosid_key_error(key, "expected a JSON array of codec items, found %s", jbv_type_name(&val));
 			def->codec = JsonbValueToJsonb(&val);
 		}
 		else if (strcmp(key, "int") == 0)
@@ -352,7 +336,7 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 			initStringInfo(&keys);
 			for (int i = 0; known_keys[i]; i++)
 				appendStringInfo(&keys, "%s%s", i ? ", " : "", known_keys[i]);
-			def_error(key, "unknown key; expected one of %s", keys.data);
+			cosid_key_error(key, "unknown key; expected one of %s", keys.data);
 		}
 	}
 
@@ -363,31 +347,31 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 	else if (pg_strcasecmp(strategy, "segment") == 0)
 		def->strategy = COSID_STRATEGY_SEGMENT;
 	else
-		def_error("strategy", "expected \"snowflake\", \"cosid80\" or \"segment\", found \"%s\"", strategy);
+		cosid_key_error("strategy", "expected \"snowflake\", \"cosid80\" or \"segment\", found \"%s\"", strategy);
 
 	if (def->strategy == COSID_STRATEGY_SEGMENT)
 	{
 		if (time_key)
-			def_error(time_key, "not a key of segment generators (it belongs to time-based ones)");
+			cosid_key_error(time_key, "not a key of segment generators (it belongs to time-based ones)");
 		if (def->adopt && def->group != COSID_GROUP_NONE)
-			def_error("adopt-sequence", "cannot be combined with \"group\": a periodic number carries its period");
+			cosid_key_error("adopt-sequence", "cannot be combined with \"group\": a periodic number carries its period");
 		if (def->group != COSID_GROUP_NONE && def->start >= cosid_group_scale(def->group))
-			def_error("start", "expected at most " INT64_FORMAT " for group values",
+			cosid_key_error("start", "expected at most " INT64_FORMAT " for group values",
 					  cosid_group_scale(def->group) - 1);
 		if (def->int32 && def->group != COSID_GROUP_NONE)
-			def_error("int", "cannot be combined with \"group\": periodic numbers do not fit int4");
+			cosid_key_error("int", "cannot be combined with \"group\": periodic numbers do not fit int4");
 		if (def->int32 && def->start > PG_INT32_MAX)
-			def_error("start", "expected at most 2147483647 with \"int\": true");
+			cosid_key_error("start", "expected at most 2147483647 with \"int\": true");
 		return;
 	}
 	if (segment_key)
-		def_error(segment_key, "only a key of segment generators (strategy \"segment\")");
+		cosid_key_error(segment_key, "only a key of segment generators (strategy \"segment\")");
 
 	if (preset_name == NULL)
 		preset = def->strategy == COSID_STRATEGY_COSID80 ?
 			COSID_PRESET_COSID_80 : COSID_PRESET_SNOWFLAKE_MS;
 	else if (!cosid_preset_find(preset_name, &preset))
-		def_error("layout", "expected SNOWFLAKE_MS, SNOWFLAKE_S, JS_SAFE_MS, JS_SAFE_S or COSID_80, found \"%s\"",
+		cosid_key_error("layout", "expected SNOWFLAKE_MS, SNOWFLAKE_S, JS_SAFE_MS, JS_SAFE_S or COSID_80, found \"%s\"",
 				  preset_name);
 
 	def->layout = cosid_preset_layout(preset);
@@ -409,19 +393,19 @@ parse_definition(const char *name, Jsonb *config, CosidGenDef *def,
 	if (bad)
 	{
 		if (strcmp(bad, "layout") == 0 && def->strategy == COSID_STRATEGY_SNOWFLAKE)
-			def_error(bad, "%s (an id longer than 63 bits needs strategy \"cosid80\")", msg);
-		def_error(bad, "%s", msg);
+			cosid_key_error(bad, "%s (an id longer than 63 bits needs strategy \"cosid80\")", msg);
+		cosid_key_error(bad, "%s", msg);
 	}
 
 	if (def->strategy == COSID_STRATEGY_COSID80)
 	{
 		if (def->int32)
-			def_error("int", "not available for strategy \"cosid80\", whose ids are text");
+			cosid_key_error("int", "not available for strategy \"cosid80\", whose ids are text");
 		if (def->uncertainty_bits)
-			def_error("uncertainty-bits", "not available for strategy \"cosid80\", whose ids are text");
+			cosid_key_error("uncertainty-bits", "not available for strategy \"cosid80\", whose ids are text");
 	}
 	else if (cosid_layout_total_bits(&def->layout) + def->uncertainty_bits > 63)
-		def_error("uncertainty-bits",
+		cosid_key_error("uncertainty-bits",
 				  "the layout has %d bits, so at most %d more fit in 63",
 				  cosid_layout_total_bits(&def->layout),
 				  63 - cosid_layout_total_bits(&def->layout));
@@ -639,7 +623,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 	relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(def->adopt)),
 							 NoLock, true);
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
-		def_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
+		cosid_key_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
 #if PG_VERSION_NUM >= 160000
 	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
 #else
@@ -655,7 +639,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 					 NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed > 0)
-		def_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
+		cosid_key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
 				  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 
 	/* continue from the last number given (one below the start if none) */
@@ -674,7 +658,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 													   get_rel_name(relid));
 
 		if (inc < 0)
-			def_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
+			cosid_key_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
 		if (catalog_exec(psprintf("ALTER SEQUENCE %s INCREMENT BY " INT64_FORMAT " MINVALUE " INT64_FORMAT,
 								  qname, def->step, Min(min, last)),
 						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY ||
@@ -852,7 +836,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 	char		nulls[3] = {' ', ' ', ' '};
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
-		def_error("definition", "expected a JSON object of the keys to change");
+		cosid_key_error("definition", "expected a JSON object of the keys to change");
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));

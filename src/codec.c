@@ -32,23 +32,6 @@ codec_palloc(void *ctx, size_t size)
 	return MemoryContextAlloc((MemoryContext) ctx, size);
 }
 
-static void
-codec_error(const char *path, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-codec_error(const char *path, const char *fmt,...)
-{
-	char		msg[512];
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s: %s", path, msg)));
-}
-
 static char *
 item_path(const char *prefix, int i, CosidCodecKind k, const char *key)
 {
@@ -62,7 +45,7 @@ bind_zone(const char *zone, const char *path)
 	pg_tz	   *tz = pg_tzset(zone ? zone : "UTC");
 
 	if (tz == NULL)
-		codec_error(path, "unknown time zone \"%s\"", zone);
+		cosid_key_error(path, "unknown time zone \"%s\"", zone);
 	return tz;
 }
 
@@ -86,14 +69,14 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	if (!lookup->isnull)
 		fn = DatumGetObjectId(d);
 	if (fn == InvalidOid)
-		codec_error(path, "function %s does not exist", sig);
+		cosid_key_error(path, "function %s does not exist", sig);
 	ret = get_func_signature(fn, &argtypes, &nargs);
 	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
-		codec_error(path, "expected a function of (%s) returning %s",
+		cosid_key_error(path, "expected a function of (%s) returning %s",
 					format_type_be(argtype), format_type_be(rettype));
 	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
 	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
-		codec_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
+		cosid_key_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
 	fmgr_info_cxt(fn, finfo, cxt);
 }
 
@@ -116,7 +99,7 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 
 		if (!cosid_codec_parse(json, strlen(json), prefix, codec_palloc, cxt,
 							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
-			codec_error(path, "%s", msg);
+			cosid_key_error(path, "%s", msg);
 	}
 
 	rt->has_gen = gen != NULL;
@@ -136,11 +119,11 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 
 			if (it->kind == COSID_CODEC_FRIENDLY || it->kind == COSID_CODEC_PARTS_RADIX ||
 				it->kind == COSID_CODEC_PARTS_FRIENDLY)
-				codec_error(item_path(prefix, i, it->kind, NULL),
+				cosid_key_error(item_path(prefix, i, it->kind, NULL),
 							"needs a time-based generator; a segment number has no time, node or sequence");
 			if (it->kind == COSID_CODEC_DATE_PREFIX && it->has_source &&
 				it->source == COSID_SOURCE_ID_TIME)
-				codec_error(item_path(prefix, i, it->kind, "source"),
+				cosid_key_error(item_path(prefix, i, it->kind, "source"),
 							"\"ID_TIME\" needs a time-based generator; a segment number has no time");
 		}
 	}
@@ -162,17 +145,17 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 		{
 			case COSID_CODEC_FRIENDLY:
 				if (gen && gen->uncertainty_bits > 0)
-					codec_error(item_path(prefix, i, it->kind, NULL),
+					cosid_key_error(item_path(prefix, i, it->kind, NULL),
 								"not available with uncertainty-bits, whose random bits it would drop");
 				if (gen && it->has_layout)
-					codec_error(item_path(prefix, i, it->kind, "layout"),
+					cosid_key_error(item_path(prefix, i, it->kind, "layout"),
 								"a generator's codec uses the generator's layout");
 				if (!gen)
 				{
 					rt->layout = cosid_preset_layout(it->has_layout ? it->layout :
 													 COSID_PRESET_SNOWFLAKE_MS);
 					if (cosid_layout_total_bits(&rt->layout) > 63)
-						codec_error(item_path(prefix, i, it->kind, "layout"),
+						cosid_key_error(item_path(prefix, i, it->kind, "layout"),
 									"%s ids do not fit a bigint", cosid_preset_name(it->layout));
 				}
 				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
@@ -180,21 +163,21 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 			case COSID_CODEC_PARTS_RADIX:
 			case COSID_CODEC_PARTS_FRIENDLY:
 				if (!gen || gen->strategy != COSID_STRATEGY_COSID80)
-					codec_error(item_path(prefix, i, it->kind, NULL),
+					cosid_key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a generator of strategy \"cosid80\"");
 				if (it->kind == COSID_CODEC_PARTS_FRIENDLY)
 					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
 			case COSID_CODEC_GROUPED:
 				if (gen && (gen->strategy != COSID_STRATEGY_SEGMENT || gen->group == COSID_GROUP_NONE))
-					codec_error(item_path(prefix, i, it->kind, NULL),
+					cosid_key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a segment generator with a \"group\"");
 				if (gen)
 					it->group = gen->group; /* the generator's period */
 				break;
 			case COSID_CODEC_CUSTOM:
 				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
-					codec_error(item_path(prefix, i, it->kind, NULL),
+					cosid_key_error(item_path(prefix, i, it->kind, NULL),
 								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
 				bind_function(it->encode_fn, INT8OID, TEXTOID,
 							  item_path(prefix, i, it->kind, "encode"), &rt->encode_fn, cxt);
@@ -206,7 +189,7 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 					it->source = gen && COSID_TIME_BASED(gen->strategy) ?
 						COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
 				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
-					codec_error(item_path(prefix, i, it->kind, "source"),
+					cosid_key_error(item_path(prefix, i, it->kind, "source"),
 								"\"ID_TIME\" needs a time-based generator: use cosid_encode(name, id)");
 				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;

@@ -249,6 +249,21 @@ _PG_init(void)
 /* ---------- helpers ---------- */
 
 void
+cosid_key_error(const char *path, const char *fmt,...)
+{
+	char		msg[512];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: %s", path, msg)));
+	pg_unreachable();
+}
+
+void
 cosid_require_preload(const char *what)
 {
 	if (cosid_shared == NULL)

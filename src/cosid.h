@@ -148,6 +148,13 @@ typedef struct CosidShared
 extern CosidShared *cosid_shared;
 extern HTAB *cosid_gen_hash;
 
+/*
+ * Raise 22023 for a bad key of a generator definition or codec list: the
+ * message is "<JSON path>: <what was expected>".
+ */
+extern void cosid_key_error(const char *path, const char *fmt,...)
+			pg_attribute_printf(2, 3) pg_attribute_noreturn();
+
 /* Raise 55000 unless cosid was loaded by shared_preload_libraries. */
 extern void cosid_require_preload(const char *what);
 

@@ -42,6 +42,15 @@ ms_text(int64 ms)
 	return timestamptz_to_str(cosid_ms_to_timestamptz(ms));
 }
 
+/* What the slot worker last failed at with the lease store ("" if nothing). */
+static void
+lease_last_error(char *buf, size_t len)
+{
+	SpinLockAcquire(&cosid_shared->lease_lock);
+	strlcpy(buf, cosid_shared->last_error, len);
+	SpinLockRelease(&cosid_shared->lease_lock);
+}
+
 /*
  * Raise the error for a result that stops issuing.  behind_ms is what
  * cosid_time_next() left in *wait_until_ms for these results.
@@ -93,9 +102,7 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 					{
 						char		why[256];
 
-						SpinLockAcquire(&cosid_shared->lease_lock);
-						strlcpy(why, cosid_shared->last_error, sizeof(why));
-						SpinLockRelease(&cosid_shared->lease_lock);
+						lease_last_error(why, sizeof(why));
 						ereport(ERROR,
 								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 								 errmsg("this server holds no slot lease in namespace \"%s\" yet", cosid_namespace),
@@ -119,9 +126,7 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 					{
 						char		why[256];
 
-						SpinLockAcquire(&cosid_shared->lease_lock);
-						strlcpy(why, cosid_shared->last_error, sizeof(why));
-						SpinLockRelease(&cosid_shared->lease_lock);
+						lease_last_error(why, sizeof(why));
 						ereport(ERROR,
 								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 								 errmsg("the lease of slot %d could not be renewed, so its window ended at %s",
