@@ -987,6 +987,111 @@ cosid_date_parse(const char *pattern, const char *s, size_t len, CosidTm *tm,
 	return COSID_DECODE_OK;
 }
 
+static const char *const month_names[] = {
+	"January", "February", "March", "April", "May", "June", "July",
+	"August", "September", "October", "November", "December"
+};
+
+int
+cosid_days_in_month(int year, int month)
+{
+	static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool		leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+	if (month < 1 || month > 12)
+		return 0;
+	return month == 2 && leap ? 29 : days[month - 1];
+}
+
+bool
+cosid_date_valid(int year, int month, int day, char *msg, size_t msglen)
+{
+	int			ndays;
+
+	if (year < 1 || year > 9999)
+	{
+		if (msg != NULL && msglen > 0)
+			snprintf(msg, msglen, "year %d is out of range (1 to 9999)", year);
+		return false;
+	}
+	if (month < 1 || month > 12)
+	{
+		if (msg != NULL && msglen > 0)
+			snprintf(msg, msglen, "month %d is out of range (1 to 12)", month);
+		return false;
+	}
+	ndays = cosid_days_in_month(year, month);
+	if (day < 1 || day > 31)
+	{
+		if (msg != NULL && msglen > 0)
+			snprintf(msg, msglen, "day %d is out of range (1 to 31)", day);
+		return false;
+	}
+	if (day > ndays)
+	{
+		if (msg != NULL && msglen > 0)
+			snprintf(msg, msglen, "day %d is out of range for %s %d (1 to %d)",
+					 day, month_names[month - 1], year, ndays);
+		return false;
+	}
+	return true;
+}
+
+int64_t
+cosid_zone_offset_for_local(int64_t local, int64_t before_gmtoff,
+							int64_t boundary, int64_t after_gmtoff)
+{
+	/* the instant local names on each side (offsets are under a day) */
+	int64_t		before = local - before_gmtoff;
+	int64_t		after = local - after_gmtoff;
+
+	/*
+	 * Both after the change: the later offset.  Both before it: the earlier
+	 * one.  Otherwise the local time is repeated (before < boundary <=
+	 * after) or skipped (after < boundary <= before), and java.time takes
+	 * the offset before the change in both cases: the earlier of the two
+	 * instants, or the local time moved forward by the gap (that is, read
+	 * with the old offset).
+	 */
+	if (before >= boundary && after >= boundary)
+		return after_gmtoff;
+	return before_gmtoff;
+}
+
+/* ---------- a layout's ids and times ---------- */
+
+bool
+cosid_layout_holds_id(const CosidLayout *l, int uncertainty_bits, int64_t id)
+{
+	int			bits = cosid_layout_total_bits(l) + uncertainty_bits;
+
+	if (id < 0)
+		return false;
+	return bits >= 63 || ((uint64_t) id >> bits) == 0;
+}
+
+bool
+cosid_layout_time_ms(const CosidLayout *l, int64_t time, int64_t max_ms,
+					 int64_t *ms)
+{
+	if (time < 0 || time > cosid_layout_last_time(l, max_ms))
+		return false;
+	*ms = l->epoch_ms + time * l->unit_ms;
+	return true;
+}
+
+int64_t
+cosid_layout_last_time(const CosidLayout *l, int64_t max_ms)
+{
+	int64_t		last;
+
+	if (l->unit_ms <= 0 || max_ms < l->epoch_ms)
+		return -1;
+	/* epoch_ms >= 0 (the layout check), so the difference cannot overflow */
+	last = (max_ms - l->epoch_ms) / l->unit_ms;
+	return last < cosid_layout_max_time(l) ? last : cosid_layout_max_time(l);
+}
+
 /* ---------- friendly text ---------- */
 
 int
@@ -1370,35 +1475,49 @@ cosid_group_period(CosidGroup g, const CosidTm *tm)
 }
 
 bool
-cosid_group_split(CosidGroup g, int64_t id, int64_t *period, int64_t *value)
+cosid_group_period_valid(CosidGroup g, int64_t period, char *msg, size_t msglen)
 {
-	int64_t		scale = cosid_group_scale(g);
-	int64_t		p;
 	int64_t		y;
 	int64_t		m = 1;
 	int64_t		d = 1;
 
-	if (scale == 0 || id < 0)
-		return false;
-	p = id / scale;
 	switch (g)
 	{
 		case COSID_GROUP_DAY:
-			y = p / 10000;
-			m = p / 100 % 100;
-			d = p % 100;
+			y = period / 10000;
+			m = period / 100 % 100;
+			d = period % 100;
 			break;
 		case COSID_GROUP_MONTH:
-			y = p / 100;
-			m = p % 100;
+			y = period / 100;
+			m = period % 100;
+			break;
+		case COSID_GROUP_YEAR:
+			y = period;
 			break;
 		default:
-			y = p;
-			break;
+			set_msg(msg, msglen, "no period");
+			return false;
 	}
-	if (y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
+	if (period < 0)
+	{
+		set_msg(msg, msglen, "the period is negative");
 		return false;
-	*period = p;
+	}
+	/* an int for the message; anything past 9999 is refused anyway */
+	if (y > INT_MAX)
+		y = INT_MAX;
+	return cosid_date_valid((int) y, (int) m, (int) d, msg, msglen);
+}
+
+bool
+cosid_group_split(CosidGroup g, int64_t id, int64_t *period, int64_t *value)
+{
+	int64_t		scale = cosid_group_scale(g);
+
+	if (scale == 0 || id < 0 || !cosid_group_period_valid(g, id / scale, NULL, 0))
+		return false;
+	*period = id / scale;
 	*value = id % scale;
 	return true;
 }

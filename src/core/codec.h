@@ -100,6 +100,54 @@ extern CosidDecodeResult cosid_date_parse(const char *pattern, const char *s,
 										  size_t len, CosidTm *tm,
 										  char *msg, size_t msglen);
 
+/* Days in a month of the proleptic Gregorian calendar (0 outside 1..12). */
+extern int	cosid_days_in_month(int year, int month);
+
+/*
+ * Whether year, month and day make a date of years 1..9999 (month and day
+ * may be 1 where a caller has no such field); msg says which field is wrong
+ * and its range: "day 31 is out of range for February 2026 (1 to 28)".
+ */
+extern bool cosid_date_valid(int year, int month, int day, char *msg,
+							 size_t msglen);
+
+/*
+ * The UTC offset (seconds east) of a local time in a zone, resolved as
+ * java.time does it (ZonedDateTime.ofLocal without a preferred offset, so
+ * LocalDateTime.atZone and CosId): the zone's offset changes from
+ * before_gmtoff to after_gmtoff at the instant boundary (Unix seconds), and
+ * local is the local time in seconds as if it were UTC.  A local time that
+ * is valid on one side only takes that side's offset; one that happens
+ * twice (the clocks go back) takes the earlier instant, before_gmtoff; one
+ * that never happens (the clocks go forward) moves forward by the gap,
+ * which is before_gmtoff too.  PostgreSQL takes the later instant of a
+ * repeated time instead.
+ */
+extern int64_t cosid_zone_offset_for_local(int64_t local, int64_t before_gmtoff,
+										   int64_t boundary, int64_t after_gmtoff);
+
+/* ---------- a layout's ids and times ---------- */
+
+/*
+ * Whether a bigint is an id of a layout (<= 63 bits) whose ids carry
+ * uncertainty_bits random low bits: 0 to 2^(total + uncertainty) - 1.
+ */
+extern bool cosid_layout_holds_id(const CosidLayout *l, int uncertainty_bits,
+								  int64_t id);
+
+/*
+ * The Unix milliseconds of a time part (epoch + time * unit), false when
+ * the time is negative or the instant is past max_ms (no overflow).
+ */
+extern bool cosid_layout_time_ms(const CosidLayout *l, int64_t time,
+								 int64_t max_ms, int64_t *ms);
+
+/*
+ * The largest time part of the layout whose instant is at most max_ms: the
+ * layout's max time if it ends before, -1 when even time 0 is later.
+ */
+extern int64_t cosid_layout_last_time(const CosidLayout *l, int64_t max_ms);
+
 /* ---------- friendly text: yyyyMMddHHmmssSSS-node-seq ---------- */
 
 /* Decimal digits of the largest value of a field of `bits` bits. */
@@ -165,8 +213,16 @@ extern int64_t cosid_group_scale(CosidGroup g);
 /* The period digits (yyyyMMdd, yyyyMM, yyyy) of a date. */
 extern int64_t cosid_group_period(CosidGroup g, const CosidTm *tm);
 
+/*
+ * Whether period digits (yyyyMMdd, yyyyMM, yyyy) are a date of the group:
+ * years 1..9999 and a day the month has (no 31 February).  msg says what is
+ * wrong: "day 31 is out of range for February 2026 (1 to 28)".
+ */
+extern bool cosid_group_period_valid(CosidGroup g, int64_t period, char *msg,
+									 size_t msglen);
+
 /* Split a number into period digits and value; false when the period part
- * is not a valid date of the group. */
+ * is not a valid date of the group (cosid_group_period_valid). */
 extern bool cosid_group_split(CosidGroup g, int64_t id, int64_t *period,
 							  int64_t *value);
 

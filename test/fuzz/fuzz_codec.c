@@ -637,6 +637,12 @@ fuzz_groups(const uint8_t *data, size_t size)
 				y = (int) q;
 			valid = id >= 0 && q <= 99999999 && y >= 1 && y <= 9999 &&
 				m >= 1 && m <= 12 && d >= 1 && d <= 31;
+			/* no 31 April, 30 February, 29 February of a common year */
+			if (valid && (d > 30 && (m == 4 || m == 6 || m == 9 || m == 11)))
+				valid = false;
+			if (valid && m == 2 &&
+				d > ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28))
+				valid = false;
 			CHECK(cosid_group_split(groups[g], id, &p, &v) == valid);
 			if (!valid)
 			{

@@ -1159,6 +1159,209 @@ test_groups(void **state)
 	assert_true(p == -1 && v == -1);
 }
 
+/* Impossible days of real months: what java.time's LocalDate.of refuses. */
+static void
+test_group_impossible_dates(void **state)
+{
+	char		msg[MSGLEN];
+	int64_t		p = -1;
+	int64_t		v = -1;
+
+	(void) state;
+	/* 31 February, 29 February of common years, 31 April: refused */
+	assert_false(cosid_group_split(COSID_GROUP_DAY, INT64_C(202602310000000042), &p, &v));
+	assert_false(cosid_group_split(COSID_GROUP_DAY, INT64_C(202602290000000042), &p, &v));
+	assert_false(cosid_group_split(COSID_GROUP_DAY, INT64_C(190002290000000042), &p, &v));
+	assert_false(cosid_group_split(COSID_GROUP_DAY, INT64_C(202604310000000042), &p, &v));
+	assert_true(p == -1 && v == -1);
+	/* 29 February of leap years (2024; 2000, divisible by 400), 31 December */
+	assert_true(cosid_group_split(COSID_GROUP_DAY, INT64_C(202402290000000042), &p, &v));
+	assert_true(p == 20240229 && v == 42);
+	assert_true(cosid_group_split(COSID_GROUP_DAY, INT64_C(200002290000000007), &p, &v));
+	assert_true(p == 20000229 && v == 7);
+	assert_true(cosid_group_split(COSID_GROUP_DAY, INT64_C(202612310000000001), &p, &v));
+	assert_true(p == 20261231 && v == 1);
+
+	/* the messages name the field and its range */
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20260231, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 31 is out of range for February 2026 (1 to 28)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 19000229, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 29 is out of range for February 1900 (1 to 28)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20260431, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 31 is out of range for April 2026 (1 to 30)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20261232, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 32 is out of range (1 to 31)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20261200, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 0 is out of range (1 to 31)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20261327, msg, sizeof(msg)));
+	assert_string_equal(msg, "month 13 is out of range (1 to 12)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_MONTH, 202600, msg, sizeof(msg)));
+	assert_string_equal(msg, "month 0 is out of range (1 to 12)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 1231, msg, sizeof(msg)));
+	assert_string_equal(msg, "year 0 is out of range (1 to 9999)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_YEAR, 10000, msg, sizeof(msg)));
+	assert_string_equal(msg, "year 10000 is out of range (1 to 9999)");
+	assert_false(cosid_group_period_valid(COSID_GROUP_YEAR, -5, msg, sizeof(msg)));
+	assert_string_equal(msg, "the period is negative");
+	assert_false(cosid_group_period_valid(COSID_GROUP_NONE, 2026, msg, sizeof(msg)));
+	assert_string_equal(msg, "no period");
+	assert_true(cosid_group_period_valid(COSID_GROUP_DAY, 20240229, msg, sizeof(msg)));
+	assert_true(cosid_group_period_valid(COSID_GROUP_MONTH, 202602, NULL, 0));
+	assert_true(cosid_group_period_valid(COSID_GROUP_YEAR, 9999, NULL, 0));
+	assert_false(cosid_group_period_valid(COSID_GROUP_DAY, 20260231, NULL, 0));
+}
+
+static void
+test_days_in_month(void **state)
+{
+	static const int common[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	char		msg[MSGLEN];
+
+	(void) state;
+	for (int m = 1; m <= 12; m++)
+	{
+		assert_int_equal(cosid_days_in_month(2026, m), common[m - 1]);
+		assert_int_equal(cosid_days_in_month(2024, m), m == 2 ? 29 : common[m - 1]);
+	}
+	assert_int_equal(cosid_days_in_month(1900, 2), 28);
+	assert_int_equal(cosid_days_in_month(2000, 2), 29);
+	assert_int_equal(cosid_days_in_month(2100, 2), 28);
+	assert_int_equal(cosid_days_in_month(2026, 0), 0);
+	assert_int_equal(cosid_days_in_month(2026, 13), 0);
+
+	assert_true(cosid_date_valid(1, 1, 1, msg, sizeof(msg)));
+	assert_true(cosid_date_valid(9999, 12, 31, msg, sizeof(msg)));
+	assert_false(cosid_date_valid(2026, 2, 30, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 30 is out of range for February 2026 (1 to 28)");
+	assert_false(cosid_date_valid(2026, 9, 31, msg, sizeof(msg)));
+	assert_string_equal(msg, "day 31 is out of range for September 2026 (1 to 30)");
+	/* a short buffer is cut, not overrun */
+	memset(msg, 'x', sizeof(msg));
+	assert_false(cosid_date_valid(2026, 2, 30, msg, 8));
+	assert_string_equal(msg, "day 30 ");
+	assert_false(cosid_date_valid(2026, 2, 30, NULL, 0));
+}
+
+/*
+ * Local time to offset, java.time's way.  The zone data are New York's
+ * and Sydney's 2024 changes; each expected instant is what
+ * LocalDateTime.of(...).atZone(ZoneId.of(...)).toInstant() gives (also
+ * Python's zoneinfo with fold=0).  PostgreSQL's DetermineTimeZoneOffset
+ * answers the later instant for repeated times (06:30Z for the first case).
+ */
+static void
+test_zone_offset_for_local(void **state)
+{
+	/* America/New_York, 2024-11-03: 02:00 EDT (-4) becomes 01:00 EST (-5) at 06:00Z */
+	const int64_t edt = -4 * 3600,
+				est = -5 * 3600,
+				fall = 1730613600;
+	/* America/New_York, 2024-03-10: 02:00 EST becomes 03:00 EDT at 07:00Z */
+	const int64_t spring = 1710054000;
+	/* Australia/Sydney, 2024-04-07: 03:00 AEDT (+11) becomes 02:00 AEST (+10) at 2024-04-06 16:00Z */
+	const int64_t aedt = 11 * 3600,
+				aest = 10 * 3600,
+				syd_fall = 1712419200;
+	/* Australia/Sydney, 2024-10-06: 02:00 AEST becomes 03:00 AEDT at 2024-10-05 16:00Z */
+	const int64_t syd_spring = 1728144000;
+	int64_t		local;
+
+	(void) state;
+
+	/* 2024-11-03 01:30 happens twice: java takes EDT, 05:30Z (not 06:30Z) */
+	local = 1730597400;
+	assert_true(cosid_zone_offset_for_local(local, edt, fall, est) == edt);
+	assert_true(local - cosid_zone_offset_for_local(local, edt, fall, est) == 1730611800);
+	/* the whole repeated hour, 01:00:00 to 01:59:59, is EDT; 02:00 is EST only */
+	assert_true(cosid_zone_offset_for_local(1730595600, edt, fall, est) == edt);
+	assert_true(cosid_zone_offset_for_local(1730599199, edt, fall, est) == edt);
+	assert_true(cosid_zone_offset_for_local(1730599200, edt, fall, est) == est);
+	assert_true(cosid_zone_offset_for_local(1730595599, edt, fall, est) == edt);
+
+	/* 2024-03-10 02:30 never happens: java moves it to 03:30 EDT, 07:30Z */
+	local = 1710037800;
+	assert_true(cosid_zone_offset_for_local(local, est, spring, edt) == est);
+	assert_true(local - cosid_zone_offset_for_local(local, est, spring, edt) == 1710055800);
+	/* 02:00 is 03:00 EDT (07:00Z); 01:59:59 is EST; 03:00 is EDT (07:00Z) */
+	assert_true(1710036000 - cosid_zone_offset_for_local(1710036000, est, spring, edt) == 1710054000);
+	assert_true(cosid_zone_offset_for_local(1710035999, est, spring, edt) == est);
+	assert_true(cosid_zone_offset_for_local(1710039600, est, spring, edt) == edt);
+	assert_true(1710039600 - cosid_zone_offset_for_local(1710039600, est, spring, edt) == 1710054000);
+
+	/* east of UTC: Sydney 2024-04-07 02:30 twice, java takes AEDT, 15:30Z */
+	local = 1712457000;
+	assert_true(cosid_zone_offset_for_local(local, aedt, syd_fall, aest) == aedt);
+	assert_true(local - aedt == 1712417400);
+	/* Sydney 2024-10-06 02:30 never happens: 03:30 AEDT, 2024-10-05 16:30Z */
+	local = 1728181800;
+	assert_true(cosid_zone_offset_for_local(local, aest, syd_spring, aedt) == aest);
+	assert_true(local - aest == 1728145800);
+
+	/* far from a change: the side it is on */
+	assert_true(cosid_zone_offset_for_local(1730597400 - 86400, edt, fall, est) == edt);
+	assert_true(cosid_zone_offset_for_local(1730597400 + 86400, edt, fall, est) == est);
+}
+
+/* A layout's ids and the instants of its times, checked against overflow. */
+static void
+test_layout_ids_and_times(void **state)
+{
+	const CosidLayout js = cosid_preset_layout(COSID_PRESET_JS_SAFE_MS);
+	const CosidLayout snow = cosid_preset_layout(COSID_PRESET_SNOWFLAKE_MS);
+	/* seconds with 50 time bits: its last times are past year 294247 */
+	CosidLayout wide_s = {COSID_SNOWFLAKE_EPOCH_MS, 1000, 50, 10, 3, 3};
+	const int64_t max_ms = INT64_MAX / 1000;	/* 9223372036854775 */
+	int64_t		ms = -1;
+
+	(void) state;
+	/* JS_SAFE_MS: 53 bits, 0 to 2^53 - 1 */
+	assert_true(cosid_layout_holds_id(&js, 0, 0));
+	assert_true(cosid_layout_holds_id(&js, 0, INT64_C(9007199254740991)));
+	assert_false(cosid_layout_holds_id(&js, 0, INT64_C(9007199254740992)));
+	assert_false(cosid_layout_holds_id(&js, 0, -1));
+	assert_false(cosid_layout_holds_id(&js, 0, INT64_MIN));
+	/* with 4 uncertainty bits: 57 bits */
+	assert_true(cosid_layout_holds_id(&js, 4, (INT64_C(1) << 57) - 1));
+	assert_false(cosid_layout_holds_id(&js, 4, INT64_C(1) << 57));
+	/* 63 bits: every bigint but the negative ones */
+	assert_true(cosid_layout_holds_id(&snow, 0, INT64_MAX));
+	assert_false(cosid_layout_holds_id(&snow, 0, -1));
+
+	/* time 0 is the epoch; the last time of 41 bits is 2089-08-30 07:47:35.551Z */
+	assert_true(cosid_layout_time_ms(&snow, 0, max_ms, &ms));
+	assert_true(ms == INT64_C(1577203200000));
+	assert_true(cosid_layout_time_ms(&snow, (INT64_C(1) << 41) - 1, max_ms, &ms));
+	assert_true(ms == INT64_C(3776226455551));
+	assert_true(cosid_layout_last_time(&snow, max_ms) == (INT64_C(1) << 41) - 1);
+	/* a time past the layout or a negative one has no instant */
+	ms = -1;
+	assert_false(cosid_layout_time_ms(&snow, INT64_C(1) << 41, max_ms, &ms));
+	assert_false(cosid_layout_time_ms(&snow, -1, max_ms, &ms));
+	assert_true(ms == -1);
+	/* a limit inside the layout: exactly up to it */
+	assert_true(cosid_layout_time_ms(&snow, 1000, INT64_C(1577203201000), &ms));
+	assert_false(cosid_layout_time_ms(&snow, 1001, INT64_C(1577203201000), &ms));
+	assert_true(cosid_layout_last_time(&snow, INT64_C(1577203201000)) == 1000);
+	assert_true(cosid_layout_last_time(&snow, INT64_C(1577203199999)) == -1);
+
+	/*
+	 * 2^50 - 1 seconds would be ms * 1000 past INT64_MAX microseconds: the
+	 * last time that fits is (9223372036854775 - 1577203200000) / 1000.
+	 */
+	assert_true(cosid_layout_last_time(&wide_s, max_ms) == INT64_C(9221794833654));
+	assert_true(cosid_layout_time_ms(&wide_s, INT64_C(9221794833654), max_ms, &ms));
+	assert_true(ms == INT64_C(9223372036854000));
+	assert_false(cosid_layout_time_ms(&wide_s, INT64_C(9221794833655), max_ms, &ms));
+	assert_false(cosid_layout_time_ms(&wide_s, (INT64_C(1) << 50) - 1, max_ms, &ms));
+	/* 62 time bits in seconds: time * 1000 would overflow an int64 */
+	wide_s.time_bits = 62;
+	wide_s.node_bits = 0;
+	wide_s.seq_bits = 1;
+	assert_false(cosid_layout_time_ms(&wide_s, (INT64_C(1) << 62) - 1, INT64_MAX, &ms));
+	assert_true(cosid_layout_last_time(&wide_s, INT64_MAX) ==
+				(INT64_MAX - INT64_C(1577203200000)) / 1000);
+}
+
 /* ---------- codec lists ---------- */
 
 static bool
@@ -1981,6 +2184,10 @@ main(void)
 		cmocka_unit_test(test_parts_radix_errors),
 		cmocka_unit_test(test_parts_radix_sorts_like_id),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_group_impossible_dates),
+		cmocka_unit_test(test_days_in_month),
+		cmocka_unit_test(test_zone_offset_for_local),
+		cmocka_unit_test(test_layout_ids_and_times),
 		cmocka_unit_test(test_codec_kind_names),
 		cmocka_unit_test(test_codec_radix_items),
 		cmocka_unit_test(test_codec_friendly_items),
