@@ -1,11 +1,14 @@
 /*
  * lease.c - the slot worker in lease mode (cosid.slot = 'lease').
  *
- * The slot comes from a lease store: any PostgreSQL with cosid installed,
- * reached with libpq (cosid.lease_store).  Its SQL functions (sql/cosid--*.sql:
- * cosid.lease_acquire, lease_renew, lease_release) are each atomic, so a slot
- * is held by one instance at a time, and a new holder learns the window end
- * its previous holder recorded and starts no earlier.
+ * The slot comes from a lease store: any PostgreSQL with cosid 1.1 or later
+ * installed, reached with libpq (cosid.lease_store).  Its SQL functions
+ * (sql/cosid--*.sql: cosid.lease_acquire, lease_renew, lease_release) are each
+ * atomic, so a slot is held by one instance at a time, and a new holder
+ * learns the window end its previous holder recorded and starts no earlier.
+ * Acquire returns a fencing token that renew and release require: once the
+ * slot was taken again (by another instance, or by this one restarted), an
+ * older holder can neither extend nor release it.
  *
  * The worker records every new window end in the store (lease_renew) before
  * backends may use it, which also extends the lease.  While the store is
@@ -132,7 +135,9 @@ store_connect(char *err, size_t errlen)
 
 /*
  * Run one statement; the last result, or NULL with err filled in (and
- * *lost set when the store said the lease is no longer ours: 55000).
+ * *lost set when the store said the lease is no longer ours: 55000).  A
+ * store whose cosid predates the 1.1 lease functions (no such function or
+ * column) is named as such.
  */
 static PGresult *
 store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
@@ -173,8 +178,11 @@ store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params
 	if (last == NULL || PQresultStatus(last) != PGRES_TUPLES_OK)
 	{
 		const char *state = last ? PQresultErrorField(last, PG_DIAG_SQLSTATE) : NULL;
+		bool		outdated = state != NULL &&
+			(strcmp(state, "42883") == 0 || strcmp(state, "42703") == 0);
 
-		snprintf(err, errlen, "the lease store refused: %s",
+		snprintf(err, errlen, "the lease store refused%s: %s",
+				 outdated ? " (its cosid must be 1.1 or later: ALTER EXTENSION cosid UPDATE there)" : "",
 				 last ? PQresultErrorMessage(last) : PQerrorMessage(conn));
 		*lost = state != NULL && strcmp(state, "55000") == 0;
 		PQclear(last);
@@ -229,20 +237,22 @@ cosid_lease_main(void)
 {
 	PGconn	   *conn = NULL;
 	int			slot = -1;
+	char		token[64] = "";	/* the fencing token of our lease */
 	int64		start = 0;
 	int64		end = 0;
 	int			backoff = BACKOFF_MIN_MS;
 	int64		renewed = 0;	/* when the store last renewed our lease */
 	char		err[512];
 	char		ttl[32];
-	char		slots[16];
+	char		slot_bits[16];
 	bool		lost;
 
 	compute_instance_id();
 	SpinLockAcquire(&cosid_shared->lease_lock);
 	strlcpy(cosid_shared->instance, instance_id, sizeof(cosid_shared->instance));
 	SpinLockRelease(&cosid_shared->lease_lock);
-	snprintf(slots, sizeof(slots), "%d", 1 << cosid_machine_bits);
+	/* the store counts the slots itself: 1 << 31 does not fit an int */
+	snprintf(slot_bits, sizeof(slot_bits), "%d", cosid_machine_bits);
 	ereport(LOG,
 			(errmsg("cosid slot worker leases a slot of namespace \"%s\" as instance \"%s\"",
 					cosid_namespace, instance_id)));
@@ -274,9 +284,10 @@ cosid_lease_main(void)
 		now = (int64) cosid_now_ms();
 		if (slot < 0)
 		{
-			const char *params[4] = {cosid_namespace, instance_id, slots, ttl};
+			const char *params[4] = {cosid_namespace, instance_id, slot_bits, ttl};
 
-			res = store_exec(conn, "SELECT slot, previous_end FROM cosid.lease_acquire($1, $2, $3, $4)",
+			res = store_exec(conn,
+							 "SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
 							 4, params, err, sizeof(err), &lost);
 			if (res == NULL)
 			{
@@ -294,6 +305,7 @@ cosid_lease_main(void)
 			}
 			slot = atoi(PQgetvalue(res, 0, 0));
 			start = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+			strlcpy(token, PQgetvalue(res, 0, 2), sizeof(token));
 			PQclear(res);
 			end = 0;
 			renewed = 0;
@@ -315,12 +327,12 @@ cosid_lease_main(void)
 			int64		new_end = Max(Max(now, start) + COSID_WINDOW_LEAD_MS, end);
 			char		slot_s[16];
 			char		end_s[32];
-			const char *params[5] = {cosid_namespace, slot_s, instance_id, end_s, ttl};
+			const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
 
 			snprintf(slot_s, sizeof(slot_s), "%d", slot);
 			snprintf(end_s, sizeof(end_s), INT64_FORMAT, new_end);
-			res = store_exec(conn, "SELECT cosid.lease_renew($1, $2, $3, $4, $5)",
-							 5, params, err, sizeof(err), &lost);
+			res = store_exec(conn, "SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
+							 6, params, err, sizeof(err), &lost);
 			if (res != NULL)
 			{
 				PQclear(res);
@@ -348,6 +360,7 @@ cosid_lease_main(void)
 					ereport(LOG,
 							(errmsg("cosid slot worker lost the lease of slot %d: %s", slot, err)));
 					slot = -1;
+					token[0] = '\0';
 					end = 0;
 					continue;
 				}
@@ -370,26 +383,30 @@ cosid_lease_main(void)
 		{
 			char		slot_s[16];
 			char		end_s[32];
-			const char *params[4] = {cosid_namespace, slot_s, instance_id, end_s};
+			const char *params[5] = {cosid_namespace, slot_s, instance_id, token, end_s};
 			PGresult   *res;
 
 			snprintf(slot_s, sizeof(slot_s), "%d", slot);
 			snprintf(end_s, sizeof(end_s), INT64_FORMAT, last);
 			/* the stop flag is set: give the store its own short deadline */
 			cosid_worker_clear_stop_for_exit();
-			res = store_exec(conn, "SELECT cosid.lease_release($1, $2, $3, $4)",
-							 4, params, err, sizeof(err), &lost);
+			res = store_exec(conn, "SELECT cosid.lease_release($1, $2, $3, $4, $5)",
+							 5, params, err, sizeof(err), &lost);
 			if (res != NULL)
 			{
 				PQclear(res);
+				/* the store keeps the greater of the recorded end and ours */
 				ereport(LOG,
-						(errmsg("cosid slot worker released slot %d; its next holder starts at %s",
-								slot, timestamptz_to_str(cosid_ms_to_timestamptz(last)))));
+						(errmsg("cosid slot worker released slot %d; its next holder starts no earlier than %s",
+								slot, timestamptz_to_str(cosid_ms_to_timestamptz(Max(last, end))))));
 			}
 			else
+			{
+				drop_newline(err);
 				ereport(LOG,
 						(errmsg("cosid slot worker could not release slot %d (it expires by itself): %s",
 								slot, err)));
+			}
 		}
 	}
 	store_disconnect(conn);

@@ -1,12 +1,16 @@
 -- pgTAP: the lease store's functions (cosid.lease_acquire, lease_renew,
 -- lease_release) and table, called directly as the servers' workers call
--- them: acquire/renew/release/takeover rules, privileges, security.
--- Namespaces 'p', 'q' and 'p_role'; all undone by the ROLLBACK.
+-- them: acquire/renew/release/takeover rules, fencing tokens, argument
+-- checks, privileges, security.
+-- Namespaces 'p', 'q', 'p_role', 'p31' and 'p1'; all undone by the ROLLBACK.
 BEGIN;
-SELECT plan(58);
+SELECT plan(116);
+-- a free-slot search that enumerated slots would run into this, not hang
+SET LOCAL statement_timeout = '20s';
 
 -- helpers: the DETAIL of the error a statement raises; a statement run as
--- another role (its first value, or 'SQLSTATE: message')
+-- another role (its first value, or 'SQLSTATE: message'); how long a
+-- statement takes, error or not (ms)
 CREATE FUNCTION pg_temp.error_detail(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	d text;
@@ -32,32 +36,84 @@ BEGIN
 	RETURN res;
 END
 $f$;
-DELETE FROM cosid.lease WHERE namespace IN ('p', 'q', 'p_role');
+CREATE FUNCTION pg_temp.elapsed_ms(q text) RETURNS double precision LANGUAGE plpgsql AS $f$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	BEGIN
+		EXECUTE q;
+	EXCEPTION WHEN OTHERS THEN
+		NULL;
+	END;
+	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$f$;
+
+-- the tokens the acquires below returned, as a worker keeps them
+CREATE TEMP TABLE tokens (namespace text, instance text, slot integer, token uuid,
+						  PRIMARY KEY (namespace, instance));
+CREATE FUNCTION pg_temp.acquire(ns text, inst text, bits integer, ttl interval,
+								OUT slot integer, OUT previous_end bigint) LANGUAGE plpgsql AS $f$
+DECLARE
+	r record;
+BEGIN
+	SELECT * INTO r FROM cosid.lease_acquire(ns, inst, bits, ttl);
+	INSERT INTO tokens VALUES (ns, inst, r.slot, r.token)
+	ON CONFLICT ON CONSTRAINT tokens_pkey DO UPDATE SET slot = EXCLUDED.slot, token = EXCLUDED.token;
+	slot := r.slot;
+	previous_end := r.previous_end;
+END
+$f$;
+CREATE FUNCTION pg_temp.tok(ns text, inst text) RETURNS uuid LANGUAGE sql AS $f$
+	SELECT t.token FROM tokens t WHERE t.namespace = ns AND t.instance = inst
+$f$;
+DELETE FROM cosid.lease WHERE namespace IN ('p', 'q', 'p_role', 'p31', 'p1');
 
 -- ---- shape
 SELECT has_table('cosid', 'lease', 'table cosid.lease exists');
 SELECT col_is_pk('cosid', 'lease', ARRAY['namespace', 'slot'], 'one row per slot of a namespace');
+SELECT col_type_is('cosid', 'lease', 'token', 'uuid', 'cosid.lease keeps a uuid fencing token');
 SELECT has_function('cosid', 'lease_acquire', ARRAY['text', 'text', 'integer', 'interval']);
-SELECT has_function('cosid', 'lease_renew', ARRAY['text', 'integer', 'text', 'bigint', 'interval']);
-SELECT has_function('cosid', 'lease_release', ARRAY['text', 'integer', 'text', 'bigint']);
+SELECT has_function('cosid', 'lease_renew', ARRAY['text', 'integer', 'text', 'uuid', 'bigint', 'interval']);
+SELECT has_function('cosid', 'lease_release', ARRAY['text', 'integer', 'text', 'uuid', 'bigint']);
+SELECT hasnt_function('cosid', 'lease_renew', ARRAY['text', 'integer', 'text', 'bigint', 'interval'],
+	'the 1.0 lease_renew without a token is gone');
+SELECT hasnt_function('cosid', 'lease_release', ARRAY['text', 'integer', 'text', 'bigint'],
+	'the 1.0 lease_release without a token is gone');
+SELECT is(pg_get_function_arguments('cosid.lease_acquire(text, text, integer, interval)'::regprocedure),
+	'namespace text, instance text, slot_bits integer, ttl interval, OUT slot integer, OUT previous_end bigint, '
+	'OUT expires_at timestamp with time zone, OUT token uuid',
+	'lease_acquire takes slot bits and returns slot, previous end, expiry and token');
+SELECT is(pg_get_function_arguments('cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure),
+	'namespace text, slot integer, instance text, token uuid, window_end bigint, ttl interval',
+	'lease_renew takes the token after the instance');
+SELECT is(pg_get_function_arguments('cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure),
+	'namespace text, slot integer, instance text, token uuid, last_end bigint',
+	'lease_release takes the token after the instance');
 SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
-				  'cosid.lease_renew(text, integer, text, bigint, interval)'::regprocedure,
-				  'cosid.lease_release(text, integer, text, bigint)'::regprocedure)
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
 	  AND prosecdef),
 	3, 'the three functions are SECURITY DEFINER');
 SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
-				  'cosid.lease_renew(text, integer, text, bigint, interval)'::regprocedure,
-				  'cosid.lease_release(text, integer, text, bigint)'::regprocedure)
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
 	  AND proconfig = ARRAY['search_path=pg_catalog, pg_temp']),
 	3, 'with a fixed search_path (pg_catalog, pg_temp)');
 SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
-				  'cosid.lease_renew(text, integer, text, bigint, interval)'::regprocedure,
-				  'cosid.lease_release(text, integer, text, bigint)'::regprocedure)
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
 	  AND provolatile = 'v' AND proisstrict AND proparallel = 'u'),
 	3, 'volatile, strict, parallel unsafe');
+SELECT is((SELECT count(*)::int FROM pg_proc
+	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
+	  AND obj_description(oid, 'pg_proc') IS NOT NULL),
+	3, 'each has a comment');
 
 -- ---- privileges
 CREATE ROLE cosid_lease_nobody;
@@ -65,124 +121,264 @@ SELECT ok(NOT has_function_privilege('cosid_lease_nobody',
 	'cosid.lease_acquire(text, text, integer, interval)', 'EXECUTE'),
 	'EXECUTE on lease_acquire is not granted to PUBLIC');
 SELECT ok(NOT has_function_privilege('cosid_lease_nobody',
-	'cosid.lease_renew(text, integer, text, bigint, interval)', 'EXECUTE'),
+	'cosid.lease_renew(text, integer, text, uuid, bigint, interval)', 'EXECUTE'),
 	'EXECUTE on lease_renew is not granted to PUBLIC');
 SELECT ok(NOT has_function_privilege('cosid_lease_nobody',
-	'cosid.lease_release(text, integer, text, bigint)', 'EXECUTE'),
+	'cosid.lease_release(text, integer, text, uuid, bigint)', 'EXECUTE'),
 	'EXECUTE on lease_release is not granted to PUBLIC');
-SELECT ok(has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'SELECT'), 'everyone may read cosid.lease');
+SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+	WHERE attrelid = 'cosid.lease'::regclass AND attnum > 0 AND NOT attisdropped
+	  AND has_column_privilege('cosid_lease_nobody', 'cosid.lease'::regclass, attnum, 'SELECT')),
+	ARRAY['namespace', 'slot', 'instance', 'expires_at', 'window_end', 'acquired_at', 'renewed_at'],
+	'everyone may read every column of cosid.lease but the token');
+SELECT ok(NOT has_column_privilege('cosid_lease_nobody', 'cosid.lease', 'token', 'SELECT'),
+	'PUBLIC may not read the token');
 SELECT ok(NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'INSERT')
 	  AND NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'UPDATE')
 	  AND NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'DELETE'),
 	'nobody else may write it');
 SELECT is(pg_temp.as_role('cosid_lease_nobody',
-	$$SELECT slot::text FROM cosid.lease_acquire('p_role', 'x', 4, '1 minute')$$),
+	$$SELECT slot::text FROM cosid.lease_acquire('p_role', 'x', 2, '1 minute')$$),
 	'42501: permission denied for function lease_acquire', 'a role without EXECUTE cannot take a slot');
 GRANT EXECUTE ON FUNCTION cosid.lease_acquire(text, text, integer, interval) TO cosid_lease_nobody;
 SELECT is(pg_temp.as_role('cosid_lease_nobody',
-	$$SELECT slot || '/' || previous_end FROM cosid.lease_acquire('p_role', 'x', 4, '1 minute')$$),
-	'0/0', 'granted EXECUTE, it takes a slot though it may not write cosid.lease (SECURITY DEFINER)');
+	$$SELECT slot || '/' || previous_end || '/' || (token IS NOT NULL) FROM cosid.lease_acquire('p_role', 'x', 2, '1 minute')$$),
+	'0/0/true', 'granted EXECUTE, it takes a slot (and its token) though it may not write cosid.lease (SECURITY DEFINER)');
 SELECT is(pg_temp.as_role('cosid_lease_nobody',
 	$$UPDATE cosid.lease SET instance = 'mine' RETURNING 'updated'$$),
 	'42501: permission denied for table lease', 'but it cannot write the table itself');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$SELECT namespace || '/' || slot || '/' || instance || '/' || (expires_at > now()) || '/' || window_end
+		|| '/' || (acquired_at IS NOT NULL) || '/' || (renewed_at IS NOT NULL)
+	  FROM cosid.lease WHERE namespace = 'p_role'$$),
+	'p_role/0/x/true/0/true/true', 'PUBLIC reads the other columns of a lease');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$SELECT token::text FROM cosid.lease WHERE namespace = 'p_role'$$),
+	'42501: permission denied for table lease', 'but not its token');
+SELECT is(pg_temp.as_role('cosid_lease_nobody', $$SELECT count(l)::text FROM cosid.lease l$$),
+	'42501: permission denied for table lease', 'nor the whole row');
+SELECT is(pg_temp.as_role('cosid_lease_nobody', format(
+	$$SELECT cosid.lease_renew('p_role', 0, 'x', %L, 1, '1 minute')::text$$,
+	(SELECT token FROM cosid.lease WHERE namespace = 'p_role' AND slot = 0))),
+	'42501: permission denied for function lease_renew', 'and, even with the token, without EXECUTE it cannot renew');
 
 -- ---- acquire: lowest free slot first
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'a', 4, '1 minute')$$,
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'a', 2, '1 minute')$$,
 	$$VALUES (0, 0::bigint)$$, 'the first instance gets slot 0, no previous end');
 SELECT ok((SELECT expires_at BETWEEN clock_timestamp() + interval '55 seconds' AND clock_timestamp() + interval '60 seconds'
 	FROM cosid.lease WHERE namespace = 'p' AND slot = 0 AND instance = 'a'),
 	'its lease expires a TTL from now');
-SELECT results_eq($$SELECT slot, previous_end, expires_at > clock_timestamp() + interval '55 seconds'
-	FROM cosid.lease_acquire('p', 'b', 4, '1 minute')$$,
-	$$VALUES (1, 0::bigint, true)$$, 'a second instance gets the next slot, 1; acquire returns its expiry');
+SELECT is((SELECT token FROM cosid.lease WHERE namespace = 'p' AND slot = 0), pg_temp.tok('p', 'a'),
+	'the store keeps the token acquire returned');
+SELECT results_eq($$SELECT slot, previous_end, expires_at > clock_timestamp() + interval '55 seconds', token IS NOT NULL
+	FROM cosid.lease_acquire('p', 'b', 2, '1 minute')$$,
+	$$VALUES (1, 0::bigint, true, true)$$, 'a second instance gets the next slot, 1; acquire returns its expiry and token');
+SELECT lives_ok($$SELECT pg_temp.acquire('p', 'b', 2, '1 minute')$$, 'b again: its own lease (the test keeps this token)');
+SELECT isnt(pg_temp.tok('p', 'a'), pg_temp.tok('p', 'b'), 'every lease has its own token');
 
 -- ---- renew
-SELECT ok(cosid.lease_renew('p', 0, 'a', 5000, '1 minute') > clock_timestamp() + interval '55 seconds',
-	'renew returns the new expiry');
+SELECT ok(cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 5000, '1 minute') > clock_timestamp() + interval '55 seconds',
+	'renew with the token returns the new expiry');
 SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 0), 5000::bigint,
 	'renew records the window end');
 UPDATE cosid.lease SET expires_at = clock_timestamp() + interval '10 seconds' WHERE namespace = 'p' AND slot = 0;
-SELECT lives_ok($$SELECT cosid.lease_renew('p', 0, 'a', 3000, '1 minute')$$, 'renew with a lower window end');
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 3000, '1 minute')$$,
+	'renew with a lower window end');
 SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 0), 5000::bigint,
 	'the recorded window end never goes down (greatest)');
 SELECT ok((SELECT expires_at > clock_timestamp() + interval '55 seconds' FROM cosid.lease
 	WHERE namespace = 'p' AND slot = 0), 'renew extends the lease by the TTL');
-SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'b', 9000, '1 minute')$$, '55000',
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'b', pg_temp.tok('p', 'b'), 9000, '1 minute')$$, '55000',
 	'cosid lease of slot 0 in namespace "p" is no longer held by b',
-	'renew by an instance that does not hold the slot: 55000');
-SELECT throws_ok($$SELECT cosid.lease_renew('p', 3, 'a', 9000, '1 minute')$$, '55000',
+	'renew by an instance that does not hold the slot (with its own token): 55000');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'b'), 9000, '1 minute')$$, '55000',
+	'cosid lease of slot 0 in namespace "p" is no longer held by a',
+	'renew by the holder''s instance id with another lease''s token: 55000');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'a', gen_random_uuid(), 9000, '1 minute')$$, '55000',
+	'cosid lease of slot 0 in namespace "p" is no longer held by a',
+	'renew by the holder''s instance id with a made-up token: 55000');
+SELECT is(cosid.lease_renew('p', 0, 'a', NULL, 9000, '1 minute'), NULL, 'renew without a token: NULL (strict)');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 3, 'a', pg_temp.tok('p', 'a'), 9000, '1 minute')$$, '55000',
 	'cosid lease of slot 3 in namespace "p" is no longer held by a',
 	'renew of a slot never leased: 55000');
 SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 0), 5000::bigint,
 	'a refused renewal records nothing');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 9000, '10 years')$$, '22023',
+	'invalid cosid lease request: ttl must be between 1 second and 1 day, not 10 years', 'renew with a TTL of years: 22023');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 9000, '0')$$, '22023',
+	'invalid cosid lease request: ttl must be between 1 second and 1 day, not 00:00:00', 'renew with a TTL of 0: 22023');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 0), 5000::bigint,
+	'and records nothing');
 
--- ---- the same instance again: its own live lease
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'a', 4, '1 minute')$$,
+-- ---- the same instance again (a restart): its own live lease, a new token
+SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'a', 2, '1 minute')$$,
 	$$VALUES (0, 5000::bigint)$$, 'the same instance gets its own live lease back, with its recorded end');
 SELECT is((SELECT count(*)::int FROM cosid.lease WHERE namespace = 'p'), 2, 'and takes no other slot');
+SELECT isnt((SELECT token FROM cosid.lease WHERE namespace = 'p' AND slot = 0), pg_temp.tok('p', 'a'),
+	'with a new token');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 9000, '1 minute')$$, '55000',
+	'cosid lease of slot 0 in namespace "p" is no longer held by a',
+	'the earlier holder under the same instance id is fenced off: its token no longer renews');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 0, 'a', pg_temp.tok('p', 'a'), 9000)$$, '55000',
+	'cosid lease of slot 0 in namespace "p" is no longer held by a', 'nor releases');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'a', 2, '1 minute')$$,
+	$$VALUES (0, 5000::bigint)$$, 'acquired once more (the test keeps this token)');
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 0, 'a', pg_temp.tok('p', 'a'), 5000, '1 minute')$$,
+	'the newest token renews');
 
 -- ---- namespaces are separate
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('q', 'b', 4, '1 minute')$$,
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('q', 'b', 2, '1 minute')$$,
 	$$VALUES (0, 0::bigint)$$, 'in another namespace, slot 0 is free');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 1, 'b', pg_temp.tok('q', 'b'), 9000, '1 minute')$$, '55000',
+	'cosid lease of slot 1 in namespace "p" is no longer held by b',
+	'a token of another namespace does not renew');
 
 -- ---- no free slot
-SELECT is((SELECT slot FROM cosid.lease_acquire('p', 'c', 4, '1 minute')), 2, 'c gets slot 2');
-SELECT is((SELECT slot FROM cosid.lease_acquire('p', 'd', 4, '1 minute')), 3, 'd gets slot 3');
-SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'e', 4, '1 minute')$$, '55000',
+SELECT is((SELECT slot FROM pg_temp.acquire('p', 'c', 2, '1 minute')), 2, 'c gets slot 2');
+SELECT is((SELECT slot FROM pg_temp.acquire('p', 'd', 2, '1 minute')), 3, 'd gets slot 3');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'e', 2, '1 minute')$$, '55000',
 	'no free slot in cosid namespace "p"', 'all 4 slots held: 55000 naming the namespace');
-SELECT is(pg_temp.error_detail($$SELECT * FROM cosid.lease_acquire('p', 'e', 4, '1 minute')$$),
+SELECT is(pg_temp.error_detail($$SELECT * FROM cosid.lease_acquire('p', 'e', 2, '1 minute')$$),
 	'All 4 slots (cosid.machine_bits = 2) are held by live leases.', 'the detail names cosid.machine_bits');
 SELECT is((SELECT count(*)::int FROM cosid.lease WHERE instance = 'e'), 0, 'e holds nothing');
 
 -- ---- release
-SELECT is(cosid.lease_release('p', 1, 'b', 4200), true, 'the holder releases its slot: true');
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 1, 'b', pg_temp.tok('p', 'b'), 6000, '1 minute')$$,
+	'b records window end 6000');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 1, 'b', gen_random_uuid(), 4200)$$, '55000',
+	'cosid lease of slot 1 in namespace "p" is no longer held by b',
+	'release by the holder''s instance id with a made-up token: 55000');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'a'), 4200)$$, '55000',
+	'cosid lease of slot 1 in namespace "p" is no longer held by b',
+	'release with another lease''s token: 55000');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 0, 'b', pg_temp.tok('p', 'b'), 1)$$, '55000',
+	'cosid lease of slot 0 in namespace "p" is no longer held by b',
+	'another instance cannot release a slot, even with a token of its own: 55000');
+SELECT results_eq($$SELECT instance, window_end, expires_at > clock_timestamp() FROM cosid.lease
+	WHERE namespace = 'p' AND slot IN (0, 1) ORDER BY slot$$,
+	$$VALUES ('a'::text, 5000::bigint, true), ('b'::text, 6000::bigint, true)$$, 'refused releases change nothing');
+SELECT is(cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4200), true,
+	'the holder releases its slot with its token: true');
 SELECT results_eq($$SELECT instance, window_end, expires_at <= clock_timestamp()
 	FROM cosid.lease WHERE namespace = 'p' AND slot = 1$$,
-	$$VALUES (NULL::text, 4200::bigint, true)$$, 'a released slot: no instance, the true last end, expired');
-SELECT is(cosid.lease_release('p', 1, 'b', 4300), false, 'releasing it again: false');
-SELECT is(cosid.lease_release('p', 0, 'b', 1), false, 'another instance cannot release a slot');
-SELECT results_eq($$SELECT instance, window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 0$$,
-	$$VALUES ('a'::text, 5000::bigint)$$, 'and changes nothing');
-SELECT throws_ok($$SELECT cosid.lease_renew('p', 1, 'b', 4400, '1 minute')$$, '55000',
+	$$VALUES (NULL::text, 6000::bigint, true)$$,
+	'a released slot: no instance, expired, and a lower last end does not lower the recorded window end');
+SELECT is(cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4300), false,
+	'releasing it again with its token: false');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 1), 6000::bigint,
+	'and nothing changes');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 1, 'b', pg_temp.tok('p', 'b'), 6400, '1 minute')$$, '55000',
 	'cosid lease of slot 1 in namespace "p" is no longer held by b', 'a released lease cannot be renewed');
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'e', 4, '1 minute')$$,
-	$$VALUES (1, 4200::bigint)$$, 'the released slot is free: e gets it, starting at the released end');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'e', 2, '1 minute')$$,
+	$$VALUES (1, 6000::bigint)$$, 'the released slot is free: e gets it, starting at the recorded end');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4300)$$, '55000',
+	'cosid lease of slot 1 in namespace "p" is no longer held by b',
+	'once taken again, the old holder''s release is refused: 55000');
 
 -- ---- takeover of an expired lease
-SELECT lives_ok($$SELECT cosid.lease_renew('p', 2, 'c', 7777, '1 minute')$$, 'c records window end 7777');
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 2, 'c', pg_temp.tok('p', 'c'), 7777, '1 minute')$$,
+	'c records window end 7777');
 UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '1 second' WHERE namespace = 'p' AND slot = 2;
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'f', 4, '1 minute')$$,
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'f', 2, '1 minute')$$,
 	$$VALUES (2, 7777::bigint)$$, 'an expired lease is taken over; previous_end is the old holder''s window end');
 SELECT results_eq($$SELECT instance, window_end, expires_at > clock_timestamp() FROM cosid.lease
 	WHERE namespace = 'p' AND slot = 2$$,
 	$$VALUES ('f'::text, 7777::bigint, true)$$, 'the slot is f''s, live, its window end kept');
-SELECT throws_ok($$SELECT cosid.lease_renew('p', 2, 'c', 8000, '1 minute')$$, '55000',
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 2, 'c', pg_temp.tok('p', 'c'), 8000, '1 minute')$$, '55000',
 	'cosid lease of slot 2 in namespace "p" is no longer held by c', 'the old holder''s renewal fails: 55000');
-SELECT is(cosid.lease_release('p', 2, 'c', 8000), false, 'nor can it release the slot');
+SELECT throws_ok($$SELECT cosid.lease_release('p', 2, 'c', pg_temp.tok('p', 'c'), 8000)$$, '55000',
+	'cosid lease of slot 2 in namespace "p" is no longer held by c', 'nor can it release the slot: 55000');
+SELECT throws_ok($$SELECT cosid.lease_renew('p', 2, 'f', pg_temp.tok('p', 'c'), 8000, '1 minute')$$, '55000',
+	'cosid lease of slot 2 in namespace "p" is no longer held by f',
+	'the old holder''s token does not work under the new holder''s instance id either');
 SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 2), 7777::bigint,
 	'its late window end is not recorded');
 
 -- ---- lowest free first, among released and expired slots
-SELECT is(cosid.lease_release('p', 3, 'd', 100), true, 'd releases slot 3');
-SELECT is(cosid.lease_release('p', 0, 'a', 5100), true, 'a releases slot 0');
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'g', 4, '1 minute')$$,
+SELECT is(cosid.lease_release('p', 3, 'd', pg_temp.tok('p', 'd'), 100), true, 'd releases slot 3');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 3), 100::bigint,
+	'a release with a last end above the recorded one raises it');
+SELECT is(cosid.lease_release('p', 0, 'a', pg_temp.tok('p', 'a'), 5100), true, 'a releases slot 0');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'g', 2, '1 minute')$$,
 	$$VALUES (0, 5100::bigint)$$, 'the next instance gets the lowest free slot, 0, not 3');
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('p', 'a', 4, '1 minute')$$,
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'a', 2, '1 minute')$$,
 	$$VALUES (3, 100::bigint)$$, 'an instance whose lease was released gets no special treatment: slot 3');
 
 -- ---- a lease not renewed within its TTL expires by the clock
-SELECT is((SELECT slot FROM cosid.lease_acquire('q', 'h', 4, '1 second')), 1, 'h takes slot 1 of q for 1 second');
-SELECT lives_ok($$SELECT cosid.lease_renew('q', 1, 'h', 999, '1 second')$$, 'h records window end 999');
+SELECT is((SELECT slot FROM pg_temp.acquire('q', 'h', 2, '1 second')), 1, 'h takes slot 1 of q for 1 second');
+SELECT lives_ok($$SELECT cosid.lease_renew('q', 1, 'h', pg_temp.tok('q', 'h'), 999, '1 second')$$,
+	'h records window end 999');
 SELECT pg_sleep(1.2);
-SELECT results_eq($$SELECT slot, previous_end FROM cosid.lease_acquire('q', 'i', 4, '1 minute')$$,
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('q', 'i', 2, '1 minute')$$,
 	$$VALUES (1, 999::bigint)$$, 'after its TTL, h''s lease is taken over with its window end');
 
--- ---- bad requests
-SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 0, '1 minute')$$, '22023', NULL,
-	'no slots: 22023');
-SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 4, '0 seconds')$$, '22023', NULL,
-	'a TTL of 0: 22023');
-SELECT is((SELECT count(*)::int FROM cosid.lease_acquire(NULL, 'z', 4, '1 minute') WHERE slot IS NOT NULL), 0,
+-- ---- many slot bits: the free slot is found from the rows, at once
+SELECT ok(pg_temp.elapsed_ms($$SELECT pg_temp.acquire('p31', 'a', 31, '1 minute')$$) < 1000,
+	'31 slot bits: acquire answers at once');
+SELECT results_eq($$SELECT slot, instance FROM cosid.lease WHERE namespace = 'p31'$$,
+	$$VALUES (0, 'a'::text)$$, 'with slot 0');
+INSERT INTO cosid.lease (namespace, slot, instance, expires_at, window_end)
+SELECT 'p31', s, 'x' || s, clock_timestamp() + interval '1 hour', s FROM generate_series(1, 999) s
+UNION ALL
+SELECT 'p31', 2147483647, 'top', clock_timestamp() + interval '1 hour', 1;
+SELECT ok(pg_temp.elapsed_ms($$SELECT pg_temp.acquire('p31', 'b', 31, '1 minute')$$) < 1000,
+	'with 1000 live leases and the top slot held, acquire still answers at once');
+SELECT is(pg_temp.tok('p31', 'b') IS NOT NULL AND (SELECT slot FROM tokens WHERE namespace = 'p31' AND instance = 'b') = 1000,
+	true, 'with slot 1000, the lowest free one (2^31 - 1 + 1 does not overflow)');
+UPDATE cosid.lease SET instance = NULL, expires_at = clock_timestamp() WHERE namespace = 'p31' AND slot = 500;
+UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '1 second' WHERE namespace = 'p31' AND slot = 300;
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'c', 31, '1 minute')$$,
+	$$VALUES (300, 300::bigint)$$, 'an expired slot among them is the lowest free one');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'd', 31, '1 minute')$$,
+	$$VALUES (500, 500::bigint)$$, 'then a released one');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'e', 31, '1 minute')$$,
+	$$VALUES (1001, 0::bigint)$$, 'then the one past the last live lease');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'top', 31, '1 minute')$$,
+	$$VALUES (2147483647, 1::bigint)$$, 'the holder of the top slot, 2^31 - 1, gets it back');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'f', 10, '1 minute')$$,
+	$$VALUES (1002, 0::bigint)$$, 'with 10 bits as with 31, the lowest free slot');
+INSERT INTO cosid.lease (namespace, slot, instance, expires_at)
+SELECT 'p31', s, 'x' || s, clock_timestamp() + interval '1 hour' FROM generate_series(1003, 1023) s;
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p31', 'g', 10, '1 minute')$$, '55000',
+	'no free slot in cosid namespace "p31"', 'with 10 bits and slots 0 .. 1023 held: 55000');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'g', 11, '1 minute')$$,
+	$$VALUES (1024, 0::bigint)$$, 'with 11 bits, slot 1024 is free');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p1', 'a', 0, '1 minute')$$,
+	$$VALUES (0, 0::bigint)$$, '0 slot bits: one slot, 0');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p1', 'b', 0, '1 minute')$$, '55000',
+	'no free slot in cosid namespace "p1"', 'which only one instance may hold');
+SELECT is(pg_temp.error_detail($$SELECT * FROM cosid.lease_acquire('p1', 'b', 0, '1 minute')$$),
+	'All 1 slots (cosid.machine_bits = 0) are held by live leases.', 'the detail counts 2^0 slots');
+
+-- ---- bad requests: 22023 at once
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 32, '1 minute')$$, '22023',
+	'invalid cosid lease request: slot_bits must be between 0 and 31, not 32', '32 slot bits: 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', -1, '1 minute')$$, '22023',
+	'invalid cosid lease request: slot_bits must be between 0 and 31, not -1', '-1 slot bits: 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 1024, '1 minute')$$, '22023',
+	'invalid cosid lease request: slot_bits must be between 0 and 31, not 1024',
+	'a slot count where the bits belong (what a 1.0 server sends): 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '10 years')$$, '22023',
+	'invalid cosid lease request: ttl must be between 1 second and 1 day, not 10 years', 'a TTL of 10 years: 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '0')$$, '22023',
+	'invalid cosid lease request: ttl must be between 1 second and 1 day, not 00:00:00', 'a TTL of 0: 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '-1 minute')$$, '22023', NULL,
+	'a negative TTL: 22023');
+SELECT lives_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'y', 2, '1 second')$$, 'a TTL of 1 second is fine');
+SELECT lives_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'z', 2, '1 day')$$, 'a TTL of 1 day is fine');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('', 'z', 2, '1 minute')$$, '22023',
+	'invalid cosid lease request: the namespace and the instance must not be empty', 'an empty namespace: 22023');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', '', 2, '1 minute')$$, '22023',
+	'invalid cosid lease request: the namespace and the instance must not be empty', 'an empty instance: 22023');
+SELECT ok(pg_temp.elapsed_ms($$SELECT * FROM cosid.lease_acquire('p', 'z', 32, '1 minute')$$)
+		+ pg_temp.elapsed_ms($$SELECT * FROM cosid.lease_acquire('p', 'z', -1, '1 minute')$$)
+		+ pg_temp.elapsed_ms($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '10 years')$$)
+		+ pg_temp.elapsed_ms($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '0')$$) < 1000,
+	'the four refusals come at once (under a second together)');
+SELECT is((SELECT count(*)::int FROM cosid.lease
+	WHERE namespace IN ('p', 'q', 'p_role', 'p31', 'p1', '') AND instance IN ('z', '')), 1,
+	'refused requests take no slot (z holds only the 1-day lease of p_role)');
+SELECT is((SELECT count(*)::int FROM cosid.lease_acquire(NULL, 'z', 2, '1 minute') WHERE slot IS NOT NULL), 0,
 	'strict: a NULL namespace takes no slot');
 
 SELECT * FROM finish();
