@@ -59,6 +59,7 @@ SELECT cosid_next_text('trace') ~ '^[0-9]{17}-0000-[0-9]{4}$' AS next_text_is_fr
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-1024-0017')$$);
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-0003-4096')$$);
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '20260230153012123-0003-0017')$$);
+SELECT cosid_decode('trace', '20260230153012123-0003-0017');
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '20261027153012123-003-0017')$$);
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '2026102715301212-0003-0017')$$);
 SELECT pg_temp.err($$SELECT cosid_decode('trace', '20191224235959999-0000-0000')$$);
@@ -136,7 +137,82 @@ SELECT cosid_decode('20261027-000042',
 SELECT cosid_encode(202610 * 1000000000000::bigint + 7, '[{"grouped": {"group": "month"}}]') AS month_grouped;
 SELECT pg_temp.err($$SELECT cosid_encode(42, '[{"grouped": {}}]')$$);
 SELECT pg_temp.err($$SELECT cosid_decode('20261327-42', '[{"grouped": {}}]'::jsonb)$$);
+-- impossible days of real months are malformed too (22P02), with the reason
+SELECT cosid_decode('20260231-42', '[{"grouped": {}}]'::jsonb);
+SELECT pg_temp.err($$SELECT cosid_decode('20260229-42', '[{"grouped": {}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('19000229-42', '[{"grouped": {}}]'::jsonb)$$);
+SELECT pg_temp.err($$SELECT cosid_decode('20260431-42', '[{"grouped": {}}]'::jsonb)$$);
+SELECT cosid_decode('202613-42', '[{"grouped": {"group": "month"}}]'::jsonb);
+SELECT cosid_decode('20240229-42', '[{"grouped": {}}]'::jsonb) AS leap_day,
+	   cosid_decode('20000229-42', '[{"grouped": {}}]'::jsonb) AS leap_century,
+	   cosid_decode('20260430-42', '[{"grouped": {}}]'::jsonb) AS april_30;
+-- and a number whose period is no date has no grouped text (22003)
+SELECT cosid_encode(20260231 * 10000000000::bigint + 42, '[{"grouped": {}}]');
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"grouped": {}}]}')$$);
+
+-- a custom decode function may return any bigint: cosid_unpack checks it
+SELECT cosid_define('short_hex', '{"unit": "s", "time-bits": 30, "node-bits": 10, "seq-bits": 12,
+	"codec": [{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}]}');
+SELECT * FROM cosid_unpack('short_hex', 'fffffffffffff');
+SELECT * FROM cosid_unpack('short_hex', '10000000000000');
+SELECT pg_temp.err($$SELECT cosid_unpack('short_hex', 'ffffffffffffffff')$$);
+
+-- CosId compatibility: ids and texts made by CosId's Java code
+
+-- A local time the clocks repeat takes the earlier instant, one they skip
+-- moves forward by the gap, as java.time (LocalDateTime.atZone) and so
+-- CosId resolve it.  New York, 2024: 01:00-01:59 EDT repeats as EST on
+-- 3 November; 02:00-02:59 on 10 March does not exist.
+SELECT cosid_define('ny', '{"codec": [{"friendly": {"zone": "America/New_York"}}]}');
+SELECT t AS friendly, (cosid_unpack('ny', t)).time
+FROM unnest(ARRAY['20241103005959999-0000-0000', '20241103010000000-0000-0000',
+				  '20241103013000000-0000-0000', '20241103015959999-0000-0000',
+				  '20241103020000000-0000-0000', '20240310015959999-0000-0000',
+				  '20240310020000000-0000-0000', '20240310023000000-0000-0000',
+				  '20240310030000000-0000-0000']) t;
+-- both 01:30s (EDT and EST) write the same text, which reads back as the first;
+-- 02:30 on 10 March reads as 03:30 EDT and writes as such
+SELECT cosid_encode('ny', cosid_pack('ny', '2024-11-03 05:30:00+00')) AS edt,
+	   cosid_encode('ny', cosid_pack('ny', '2024-11-03 06:30:00+00')) AS est,
+	   cosid_decode('ny', '20241103013000000-0000-0000') = cosid_pack('ny', '2024-11-03 05:30:00+00') AS reads_edt,
+	   cosid_encode('ny', cosid_decode('ny', '20240310023000000-0000-0000')) AS gap_moved;
+-- east of UTC: Sydney repeats 02:00-02:59 on 7 April 2024 (AEDT first)
+SELECT cosid_decode('20240407023000000-0000-0000', '[{"friendly": {"zone": "Australia/Sydney"}}]'::jsonb)
+	= cosid_pack('trace', '2024-04-06 15:30:00+00') AS sydney_reads_aedt;
+
+-- an id outside its layout has no friendly text (22003), as cosid_decode has no id for it
+SELECT cosid_encode(9007199254740991, '[{"friendly": {"layout": "JS_SAFE_MS"}}]') AS js_safe_max;
+SELECT cosid_decode('20890830074735551-7-511', '[{"friendly": {"layout": "JS_SAFE_MS"}}]'::jsonb) AS js_safe_max_back;
+SELECT cosid_encode(9007199254740992, '[{"friendly": {"layout": "JS_SAFE_MS"}}]');
+SELECT pg_temp.err($$SELECT cosid_encode(-1, '[{"friendly": {}}]')$$);
+SELECT cosid_define('short', '{"unit": "s", "time-bits": 30, "node-bits": 10, "seq-bits": 12, "codec": [{"friendly": {}}]}');
+SELECT cosid_encode('short', 4503599627370495) AS short_max;
+SELECT cosid_encode('short', 4503599627370496);
+SELECT cosid_define('short_dated', '{"unit": "s", "time-bits": 30, "node-bits": 10, "seq-bits": 12,
+	"codec": [{"radix": 36}, {"date-prefix": {"pattern": "yyyyMMdd"}}]}');
+SELECT cosid_encode('short_dated', 4503599627370495) AS short_dated_max;
+SELECT pg_temp.err($$SELECT cosid_encode('short_dated', 4503599627370496)$$);
+
+-- cosid_unpack of an id out of range: 22003 naming the id and the generator.
+-- "far" counts 50 bits of seconds, past what a timestamptz holds (294247 AD
+-- in milliseconds); "far80" is a cosid80 layout that does the same.
+SELECT cosid_define('far', '{"unit": "s", "time-bits": 50, "node-bits": 10, "seq-bits": 3}');
+SELECT * FROM cosid_unpack('far', 75544943277301759);
+SELECT * FROM cosid_unpack('far', 75544943277301760);
+SELECT * FROM cosid_unpack('far', 9223372036854775807);
+SELECT pg_temp.err($$SELECT cosid_unpack('far', '9223372036854775807')$$);
+SELECT * FROM cosid_unpack('short', -1);
+SELECT pg_temp.err($$SELECT cosid_unpack('short', 4503599627370496)$$);
+SELECT cosid_define('far80', '{"strategy": "cosid80", "unit": "s", "time-bits": 60, "node-bits": 10, "seq-bits": 10}');
+SELECT * FROM cosid_unpack('far80', '1208925819614629174706175');
+
+-- cosid_pack's range: both ends, the last second of a seconds layout whole
+SELECT cosid_pack('trace', '2019-12-24 15:59:59.999+00');
+SELECT cosid_pack('short', '2054-01-02 05:37:04+00');
+SELECT cosid_pack('short', '2054-01-02 05:37:03.999+00') = 4503599627370496 - 4194304 AS short_last_second;
+SELECT cosid_pack('far', '294247-01-10 04:00:54.775+00') = 75544943277301760 - 8192 AS far_last;
+SELECT cosid_pack('far', '294247-01-10 04:00:54.776+00');
+SELECT cosid_pack('far', '294276-12-31 23:59:59.999999+00');
 
 -- malformed lists: 22023 with the path of the bad key
 SELECT pg_temp.err($$SELECT cosid_encode(1, '{"radix": 62}')$$);

@@ -207,15 +207,28 @@ SELECT cosid_next('secs') AS before_drop \gset
 SELECT cosid_drop('secs');
 SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S"}');
 SELECT cosid_next('secs') > :before_drop AS carries_on;
--- redefined with another layout: state (and counters) of its own
+-- redefined with another layout whose ids would start below what the name
+-- issued on this server: refused (the ids of the two layouts would meet)
+SELECT cosid_next('secs') AS before_relayout \gset
 SELECT cosid_drop('secs');
-SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "seq-bits": 20, "time-bits": 33}');
-SELECT cosid_next('secs') > 0 AS issued;
+SELECT pg_temp.err($$SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "seq-bits": 20, "time-bits": 33}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "epoch": "2024-01-01T00:00:00Z"}')$$);
+-- an earlier epoch: every id of the new layout is above the old ones
+SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "epoch": "2000-01-01T00:00:00Z"}');
+SELECT cosid_next('secs') > :before_relayout AS above_the_old_layout;
 SELECT name, issued FROM cosid_stats WHERE name = 'secs';
+-- and the old layout cannot come back: its ids are now all below
+SELECT cosid_drop('secs');
+SELECT pg_temp.err($$SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S"}')$$);
 
--- ownership: defining is open to all; changing is for the owner
+-- ownership: defining needs CREATE on the database; changing is for the owner
 CREATE ROLE cosid_alice;
 CREATE ROLE cosid_bob;
+SELECT current_database() AS db \gset
+SET ROLE cosid_alice;
+SELECT pg_temp.err($$SELECT cosid_define('alices', '{}')$$);
+RESET ROLE;
+GRANT CREATE ON DATABASE :"db" TO cosid_alice;
 SET ROLE cosid_alice;
 SELECT cosid_define('alices', '{}');
 SELECT cosid_next('alices') > 0 AS alice_issues;
@@ -234,6 +247,7 @@ SET ROLE cosid_bob;
 SELECT cosid_alter('alices', '{"clock-regression": "FAIL"}');
 RESET ROLE;
 SELECT cosid_drop('alices');
+REVOKE CREATE ON DATABASE :"db" FROM cosid_alice;
 DROP ROLE cosid_alice, cosid_bob;
 
 -- the counters

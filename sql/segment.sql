@@ -61,7 +61,14 @@ SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "not_a_sequence"}')$$);
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "down"}')$$);
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "orders_id_seq"}')$$);
+-- temporary (other sessions cannot open it) and unlogged (a crash resets it)
+CREATE TEMP SEQUENCE temp_seq;
+CREATE UNLOGGED SEQUENCE unlogged_seq;
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "temp_seq"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "unlogged_seq"}')$$);
 CREATE ROLE cosid_carol;
+SELECT current_database() AS db \gset
+GRANT CREATE ON DATABASE :"db" TO cosid_carol;
 CREATE SEQUENCE owned_by_someone;
 SET ROLE cosid_carol;
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-sequence": "owned_by_someone"}')$$);
@@ -69,6 +76,7 @@ SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "adopt-
 SELECT cosid_next('seg') > 0 AS carol_issues;
 SELECT pg_temp.err($$SELECT nextval((SELECT sequence FROM cosid.generator WHERE name = 'seg'))$$);
 RESET ROLE;
+REVOKE CREATE ON DATABASE :"db" FROM cosid_carol;
 DROP ROLE cosid_carol;
 
 -- groups: the period, then a value that restarts at 1 each period

@@ -8,8 +8,20 @@
  */
 #include "cosid.h"
 
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "commands/dbcommands.h"
+#include "commands/tablecmds.h"
+#include "storage/lmgr.h"
 #include "access/xact.h"
-#include "common/hashfn.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_sequence.h"
+#include "commands/sequence.h"
+#include "common/md5.h"
+#include "parser/parse_node.h"
+#include "storage/bufmgr.h"
+#include "utils/snapmgr.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
@@ -24,6 +36,7 @@
 #include "utils/regproc.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -440,30 +453,41 @@ catalog_relid(void)
 	return RangeVarGetRelid(makeRangeVar("cosid", "generator", -1), NoLock, false);
 }
 
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return owner;
+}
+
+/* The owner of cosid.generator (the role that created the extension). */
+static Oid
+catalog_owner(void)
+{
+	return rel_owner(catalog_relid());
+}
+
 /*
- * Run a statement on the catalog as its owner: ordinary roles cannot write
- * it, and the checks that matter have been made by the caller.
+ * Run a constant statement on the catalog as its owner: ordinary roles cannot
+ * write it, and the checks that matter have been made by the caller.  Every
+ * value is a parameter, every name and operator qualified.
  */
 static int
 catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 			 const char *nulls, bool read_only)
 {
-	Oid			save_uid;
-	int			save_ctx;
-	HeapTuple	tp;
-	Oid			owner;
+	CosidAsRole as;
 	int			ret;
 
-	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog_relid()));
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for cosid.generator");
-	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
-	ReleaseSysCache(tp);
-
-	GetUserIdAndSecContext(&save_uid, &save_ctx);
-	SetUserIdAndSecContext(owner, save_ctx | SECURITY_LOCAL_USERID_CHANGE);
+	cosid_begin_as_role(catalog_owner(), &as);
 	ret = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, read_only, 0);
-	SetUserIdAndSecContext(save_uid, save_ctx);
+	cosid_end_as_role(&as);
 	return ret;
 }
 
@@ -508,10 +532,16 @@ cosid_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			if (cosid_shared)
+			{
 				pg_atomic_fetch_add_u64(&cosid_shared->config_generation, 1);
-			/* FALLTHROUGH */
+				cosid_gen_at_commit(true);
+			}
+			catalog_dirty = false;
+			cosid_local_generation++;
+			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			cosid_gen_at_commit(false);
 			catalog_dirty = false;
 			cosid_local_generation++;
 			break;
@@ -580,91 +610,145 @@ strategy_from_name(const char *s)
 		strcmp(s, "segment") == 0 ? COSID_STRATEGY_SEGMENT : COSID_STRATEGY_SNOWFLAKE;
 }
 
+/* An int8 option of CREATE/ALTER SEQUENCE, as a parse node. */
+static DefElem *
+int8_option(const char *name, int64 value)
+{
+	return makeDefElem(pstrdup(name), (Node *) makeFloat(psprintf(INT64_FORMAT, value)), -1);
+}
+
+/* The sequence's last_value and is_called, read as core's sequence.c does. */
+static void
+sequence_state(Oid relid, int64 *last_value, bool *is_called)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	Buffer		buf = ReadBuffer(rel, 0);
+	Page		page;
+	ItemId		lp;
+	HeapTupleHeader th;
+	Form_pg_sequence_data seq;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		elog(ERROR, "sequence %u has no tuple", relid);
+	th = (HeapTupleHeader) PageGetItem(page, lp);
+	seq = (Form_pg_sequence_data) ((char *) th + th->t_hoff);
+	*last_value = seq->last_value;
+	*is_called = seq->is_called;
+	UnlockReleaseBuffer(buf);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * ALTER SEQUENCE on a parse node (no SQL text): the sequence is named by the
+ * schema and name its OID has now, and the caller holds a lock on it.
+ */
+static void
+alter_sequence(Oid relid, List *options)
+{
+	AlterSeqStmt *stmt = makeNode(AlterSeqStmt);
+
+	stmt->sequence = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+								  get_rel_name(relid), -1);
+	stmt->options = options;
+	stmt->missing_ok = false;
+	(void) AlterSequence(make_parsestate(NULL), stmt);
+	CommandCounterIncrement();
+}
+
 /*
  * The backing sequence of a segment generator.  Its value is the last number
  * of the last segment handed out, its increment the step, so nextval() gives
  * the end of the next segment: [value - step + 1, value].
  *
- * A sequence to adopt (a bigserial's) must be the caller's; it is set to the
- * step and to the last number it gave (or one below its start), so that the
- * generator continues it with no gap and no overlap.
+ * cosid makes one in schema cosid (as the catalog's owner, through
+ * DefineSequence: no SQL text), named after the md5 of the generator's name.
+ * A sequence to adopt (a bigserial's) must be the caller's, permanent and
+ * logged; it is set to the step and to the last number it gave (or one below
+ * its start), so that the generator continues it with no gap and no overlap.
+ * The lock taken here (SHARE ROW EXCLUSIVE, as ALTER SEQUENCE's) keeps
+ * nextval() out until the transaction ends.
  */
 static Oid
 segment_sequence(const CosidGenDef *def, bool *owns)
 {
-	Oid			argtypes[2] = {TEXTOID, OIDOID};
-	Datum		values[2];
+	Oid			argtypes[1] = {OIDOID};
+	Datum		values[1];
 	Oid			relid;
-	bool		isnull;
+	char		persistence;
 
 	if (def->adopt == NULL)
 	{
-		char	   *sql;
+		char		hex[33];
+		const char *errstr = NULL;
+		CreateSeqStmt *stmt = makeNode(CreateSeqStmt);
+		ObjectAddress addr;
+		CosidAsRole as;
 
-		values[0] = CStringGetTextDatum(def->name);
-		if (catalog_exec("SELECT format('cosid.%I', 'segment_' || md5($1))", 1, argtypes,
-						 values, NULL, true) != SPI_OK_SELECT)
-			elog(ERROR, "could not name the backing sequence");
-		sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-		if (catalog_exec(psprintf("CREATE SEQUENCE %s INCREMENT BY " INT64_FORMAT
-								  " MINVALUE 0 START WITH " INT64_FORMAT, sql,
-								  def->step, def->start + def->step - 1),
-						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
-			elog(ERROR, "could not create the backing sequence");
-		if (catalog_exec(psprintf("SELECT '%s'::regclass::oid", sql), 0, NULL, NULL, NULL,
-						 true) != SPI_OK_SELECT)
-			elog(ERROR, "could not find the backing sequence");
+		if (!pg_md5_hash(def->name, strlen(def->name), hex, &errstr))
+			elog(ERROR, "could not compute an MD5 hash: %s", errstr);
+		stmt->sequence = makeRangeVar("cosid", psprintf("segment_%s", hex), -1);
+		stmt->options = list_make3(int8_option("increment", def->step),
+								   int8_option("minvalue", 0),
+								   int8_option("start", def->start + def->step - 1));
+		stmt->ownerId = InvalidOid;
+		cosid_begin_as_role(catalog_owner(), &as);
+		addr = DefineSequence(make_parsestate(NULL), stmt);
+		cosid_end_as_role(&as);
+		CommandCounterIncrement();
 		*owns = true;
-		return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-											  &isnull));
+		return addr.objectId;
 	}
 
 	*owns = false;
-	relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(def->adopt)),
-							 NoLock, true);
+	/* the caller's own name lookup, as ALTER SEQUENCE would do it */
+	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(stringToQualifiedNameList(def->adopt)),
+									 ShareRowExclusiveLock, RVR_MISSING_OK,
+									 RangeVarCallbackOwnsRelation, NULL);
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
 		cosid_key_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of sequence %s to adopt it", def->adopt)));
+	persistence = get_rel_persistence(relid);
+	if (persistence == RELPERSISTENCE_TEMP)
+		cosid_key_error("adopt-sequence",
+						"sequence \"%s\" is temporary; only a permanent sequence can back a generator (other sessions cannot see a temporary one)",
+						def->adopt);
+	if (persistence != RELPERSISTENCE_PERMANENT)
+		cosid_key_error("adopt-sequence",
+						"sequence \"%s\" is unlogged; only a logged sequence can back a generator (a crash resets an unlogged one, so its numbers would return)",
+						def->adopt);
 
 	values[0] = ObjectIdGetDatum(relid);
-	argtypes[0] = OIDOID;
-	if (catalog_exec("SELECT name FROM cosid.generator WHERE sequence = $1", 1, argtypes, values,
-					 NULL, true) != SPI_OK_SELECT)
+	if (catalog_exec("SELECT name FROM cosid.generator WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed > 0)
 		cosid_key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
-				  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 
 	/* continue from the last number given (one below the start if none) */
-	if (catalog_exec(psprintf("SELECT s.seqincrement, CASE WHEN q.is_called THEN q.last_value "
-							  "ELSE q.last_value - 1 END, s.seqmin FROM pg_sequence s, %s q "
-							  "WHERE s.seqrelid = %u",
-							  quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-														 get_rel_name(relid)), relid),
-					 0, NULL, NULL, NULL, true) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not read sequence %s", def->adopt);
 	{
-		int64		inc = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		int64		last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-		int64		min = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
-		const char *qname = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-													   get_rel_name(relid));
+		HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(relid));
+		int64		inc;
+		int64		min;
+		int64		last;
+		bool		is_called;
 
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for sequence %u", relid);
+		inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
+		min = ((Form_pg_sequence) GETSTRUCT(tp))->seqmin;
+		ReleaseSysCache(tp);
 		if (inc < 0)
 			cosid_key_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
-		if (catalog_exec(psprintf("ALTER SEQUENCE %s INCREMENT BY " INT64_FORMAT " MINVALUE " INT64_FORMAT,
-								  qname, def->step, Min(min, last)),
-						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY ||
-			catalog_exec(psprintf("SELECT setval('%s', " INT64_FORMAT ", true)", qname, last),
-						 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
-			elog(ERROR, "could not adopt sequence %s", def->adopt);
+		sequence_state(relid, &last, &is_called);
+		if (!is_called)
+			last--;
+		alter_sequence(relid, list_make2(int8_option("increment", def->step),
+										 int8_option("minvalue", Min(min, last))));
+		DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(relid), Int64GetDatum(last),
+							BoolGetDatum(true));
 	}
 	return relid;
 }
@@ -675,6 +759,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
+	CosidCodecRt *rt;
 	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
 	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID};
 	Datum		values[12];
@@ -682,12 +767,27 @@ cosid_define(PG_FUNCTION_ARGS)
 	bool		owns = false;
 
 	check_name(name);
+	/* what CREATE SCHEMA needs: a generator is a new object of the database */
+#if PG_VERSION_NUM >= 160000
+	if (object_aclcheck(DatabaseRelationId, MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+#else
+	if (pg_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+#endif
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to define generator \"%s\"", name),
+				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
+						   get_database_name(MyDatabaseId))));
 	parse_definition(name, config, &def, true);
-	(void) cosid_codec_bind(def.codec, &def, CurrentMemoryContext);
+	def.owner = GetUserId();
+	rt = cosid_codec_bind(def.codec, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	/* custom functions are kept as resolved now, whoever calls later */
+	config = cosid_codec_qualify(config, rt);
+	cosid_gen_check_define(&def);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
-	if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name = $1",
+	if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed > 0)
@@ -713,7 +813,8 @@ cosid_define(PG_FUNCTION_ARGS)
 	if (catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
 					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
 					 "owns_sequence) "
-					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::regrole, $11::regclass, $12)",
+					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
 					 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
@@ -721,10 +822,15 @@ cosid_define(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* Read the stored row of a generator: 42704 when there is none. */
+/*
+ * Read the stored row of a generator: 42704 when there is none.  A lookup
+ * for the hot path reads with a snapshot taken now (fresh), after the
+ * caller read the config generation, so a row it reads is never older than
+ * the generation it is stamped with.
+ */
 static void
-read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
-		 Oid *owner, const char *hint)
+read_row(const char *name, bool for_update, bool fresh, Jsonb **config,
+		 CosidGenDef *stored, Oid *owner, const char *hint)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
@@ -733,15 +839,23 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 	bool		isnull;
 	char	   *strategy;
 	Datum		d;
+	int			ret;
 
-	if (catalog_exec(for_update ?
-					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					 "seq_reset_threshold, owner::oid, sequence::oid, owns_sequence "
-					 "FROM cosid.generator WHERE name = $1 FOR UPDATE" :
-					 "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					 "seq_reset_threshold, owner::oid, sequence::oid, owns_sequence "
-					 "FROM cosid.generator WHERE name = $1",
-					 1, argtypes, values, NULL, !for_update) != SPI_OK_SELECT)
+	/* a parallel worker reads what its leader's snapshot shows */
+	fresh = fresh && !IsInParallelMode();
+	if (fresh)
+		PushActiveSnapshot(GetLatestSnapshot());
+	ret = catalog_exec(for_update ?
+					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, xmin "
+					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE" :
+					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, xmin "
+					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+					   1, argtypes, values, NULL, !for_update);
+	if (fresh)
+		PopActiveSnapshot();
+	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed == 0)
 		unknown_generator_hinted(name, hint);
@@ -761,6 +875,7 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 		stored->layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
 	}
 	*owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
+	stored->owner = *owner;
 	d = SPI_getbinval(tup, desc, 10, &isnull);
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
 	if (stored->strategy == COSID_STRATEGY_SEGMENT && !OidIsValid(stored->seqid))
@@ -770,6 +885,7 @@ read_row(const char *name, bool for_update, Jsonb **config, CosidGenDef *stored,
 				 errhint("Drop the generator and define it again.")));
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
+	stored->row_xmin = DatumGetTransactionId(SPI_getbinval(tup, desc, 12, &isnull));
 }
 
 /* What cosid_alter() must refuse: anything that could issue an id again. */
@@ -830,8 +946,9 @@ cosid_alter(PG_FUNCTION_ARGS)
 	CosidGenDef stored;
 	CosidGenDef old;
 	CosidGenDef new;
+	CosidCodecRt *rt;
 	Oid			owner;
-	Oid			argtypes[5] = {TEXTOID, JSONBOID, INT8OID, OIDOID, OIDOID};
+	Oid			argtypes[3] = {TEXTOID, JSONBOID, INT8OID};
 	Datum		values[3];
 	char		nulls[3] = {' ', ' ', ' '};
 
@@ -840,7 +957,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
-	read_row(name, true, &config, &stored, &owner, NULL);
+	read_row(name, true, false, &config, &stored, &owner, NULL);
 	check_owner(name, owner);
 
 	/* The patch replaces top-level keys; a key set to null goes back to its default. */
@@ -861,17 +978,21 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.layout = stored.layout;
 		new.layout.seq_reset_threshold = threshold;
 	}
-	(void) cosid_codec_bind(new.codec, &new, CurrentMemoryContext);
+	new.owner = owner;
+	rt = cosid_codec_bind(new.codec, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
+	merged = cosid_codec_qualify(merged, rt);
 
 	/* a new step: the sequence hands out segments of the new size from now on */
 	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step)
 	{
-		if (catalog_exec(psprintf("ALTER SEQUENCE %s INCREMENT BY " INT64_FORMAT,
-								  quote_qualified_identifier(get_namespace_name(get_rel_namespace(stored.seqid)),
-															 get_rel_name(stored.seqid)),
-								  new.step),
-						 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
-			elog(ERROR, "could not change the step of generator \"%s\"", name);
+		Oid			seqowner;
+		CosidAsRole as;
+
+		LockRelationOid(stored.seqid, ShareRowExclusiveLock);
+		seqowner = rel_owner(stored.seqid);
+		cosid_begin_as_role(seqowner, &as);
+		alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+		cosid_end_as_role(&as);
 	}
 
 	values[0] = CStringGetTextDatum(name);
@@ -879,9 +1000,21 @@ cosid_alter(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
 	if (!COSID_TIME_BASED(new.strategy))
 		nulls[2] = 'n';
-	if (catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 WHERE name = $1",
-					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE)
+	if (catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
+					 "WHERE name OPERATOR(pg_catalog.=) $1 RETURNING xmin",
+					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE_RETURNING ||
+		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
+	/* a segment generator's state follows its row to the new version */
+	if (stored.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		bool		isnull;
+
+		strlcpy(stored.name, name, NAMEDATALEN);
+		cosid_gen_rekey_at_commit(&stored,
+								  DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
+																	  SPI_tuptable->tupdesc, 1, &isnull)));
+	}
 	SPI_finish();
 	mark_catalog_changed();
 	PG_RETURN_VOID();
@@ -901,7 +1034,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (if_exists)
 	{
-		if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name = $1",
+		if (catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 						 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
 			elog(ERROR, "could not read cosid.generator");
 		if (SPI_processed == 0)
@@ -913,108 +1046,29 @@ cosid_drop(PG_FUNCTION_ARGS)
 		}
 	}
 	memset(&stored, 0, sizeof(stored));
-	read_row(name, true, &config, &stored, &owner, NULL);
+	read_row(name, true, false, &config, &stored, &owner, NULL);
 	check_owner(name, owner);
-	if (catalog_exec("DELETE FROM cosid.generator WHERE name = $1",
+	if (catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
-	/* a sequence cosid made goes with it; an adopted one stays its owner's */
-	if (stored.owns_sequence &&
-		catalog_exec(psprintf("DROP SEQUENCE %s",
-							  quote_qualified_identifier(get_namespace_name(get_rel_namespace(stored.seqid)),
-														 get_rel_name(stored.seqid))),
-					 0, NULL, NULL, NULL, false) != SPI_OK_UTILITY)
-		elog(ERROR, "could not drop the backing sequence of generator \"%s\"", name);
 	SPI_finish();
+
+	/* a sequence cosid made goes with it; an adopted one stays its owner's */
+	if (stored.owns_sequence && get_rel_relkind(stored.seqid) == RELKIND_SEQUENCE &&
+		get_rel_namespace(stored.seqid) == get_namespace_oid("cosid", false))
+	{
+		ObjectAddress seq;
+
+		ObjectAddressSet(seq, RelationRelationId, stored.seqid);
+		performDeletion(&seq, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+	}
+	strlcpy(stored.name, name, NAMEDATALEN);
+	cosid_gen_release_at_commit(&stored);
 	mark_catalog_changed();
 	PG_RETURN_VOID();
 }
 
 /* ---------- lookup for the hot path ---------- */
-
-static uint32
-layout_hash(const CosidLayout *l)
-{
-	/* what cosid_layout_same_ids() compares, and nothing else */
-	int64		fields[5] = {l->epoch_ms, l->unit_ms, l->time_bits, l->node_bits,
-	l->seq_bits};
-
-	return hash_bytes((const unsigned char *) fields, sizeof(fields));
-}
-
-/* The generator's shared entry (see CosidGenKey), created on first use. */
-static CosidGenEntry *
-attach_entry(const CosidGenDef *def)
-{
-	CosidGenKey key;
-	CosidGenEntry *e;
-	bool		found;
-
-	memset(&key, 0, sizeof(key));
-	key.dbid = MyDatabaseId;
-	/* a segment generator's numbers belong to its sequence */
-	key.layout_hash = def->strategy == COSID_STRATEGY_SEGMENT ?
-		hash_bytes((const unsigned char *) &def->seqid, sizeof(Oid)) ^ 0x5e67e47u :
-		layout_hash(&def->layout);
-	strlcpy(key.name, def->name, NAMEDATALEN);
-
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
-	e = hash_search(cosid_gen_hash, &key, HASH_FIND, NULL);
-	LWLockRelease(cosid_shared->gen_hash_lock);
-	if (e == NULL)
-	{
-		LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
-		e = hash_search(cosid_gen_hash, &key, HASH_ENTER_NULL, &found);
-		if (e == NULL)
-		{
-			LWLockRelease(cosid_shared->gen_hash_lock);
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("too many cosid generators in use"),
-					 errdetail("Shared memory holds the state of %d generators across all databases.",
-							   cosid_max_generators),
-					 errhint("Raise cosid.max_generators and restart the server.")));
-		}
-		if (!found)
-		{
-			e->layout = def->layout;
-			e->seqid = def->seqid;
-			SpinLockInit(&e->mutex);
-			e->seg_next = 1;
-			e->seg_end = 0;
-			e->seg_period = 0;
-			e->pre_start = 1;
-			e->pre_end = 0;
-			e->pre_period = 0;
-			e->fetching = false;
-			e->fetcher = 0;
-			e->reserve_depth = 1;
-			e->segment_fetches = e->segment_waits = 0;
-
-			/*
-			 * Start as if the current unit were used up: the first id comes
-			 * from the next unit.  Ids of the same name and layout may have
-			 * been made in this unit by another database of this server (a
-			 * copy restored from it, or its template); none can have been
-			 * made in a later one.
-			 */
-			if (COSID_TIME_BASED(def->strategy))
-			{
-				e->state.last_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
-				e->state.seq = cosid_layout_max_seq(&def->layout);
-			}
-			else
-				e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
-			e->issued = e->seq_waits = e->clock_borrows = 0;
-			e->clock_waits = e->clock_failures = 0;
-		}
-		LWLockRelease(cosid_shared->gen_hash_lock);
-	}
-	if (def->strategy == COSID_STRATEGY_SEGMENT ? e->seqid != def->seqid :
-		!cosid_layout_same_ids(&e->layout, &def->layout))
-		elog(ERROR, "cosid: state hash collision for generator \"%s\"", def->name);
-	return e;
-}
 
 CosidGenCache *
 cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
@@ -1118,16 +1172,18 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
-	read_row(cname, false, &config, &stored, &owner, hint);
+	read_row(cname, false, true, &config, &stored, &owner, hint);
 	parse_definition(cname, config, &c->def, false);
 	c->def.strategy = stored.strategy;
 	c->def.layout = stored.layout;
 	c->def.seqid = stored.seqid;
 	c->def.owns_sequence = stored.owns_sequence;
+	c->def.row_xmin = stored.row_xmin;
+	c->def.owner = owner;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
-	c->codec = cosid_codec_bind(c->def.codec, &c->def, c->cxt);
+	c->codec = cosid_codec_bind(c->def.codec, &c->def, COSID_BIND_STORED, c->cxt);
 	c->def.codec = NULL;
 	SPI_finish();
 
@@ -1141,7 +1197,7 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 						 c->def.layout.node_bits)));
 
 	if (need_entry)
-		c->entry = attach_entry(&c->def);
+		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
 	c->shared_generation = generation;
 	c->local_generation = cosid_local_generation;
 	memcpy(c->name, VARDATA_ANY(name), len);

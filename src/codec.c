@@ -15,7 +15,13 @@
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
 #include "utils/datetime.h"
+#include "catalog/namespace.h"
+#include "utils/array.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/jsonb.h"
+#include "utils/acl.h"
 #include "utils/regproc.h"
 #include "utils/timestamp.h"
 
@@ -49,10 +55,16 @@ bind_zone(const char *zone, const char *path)
 	return tz;
 }
 
-/* Resolve "f(bigint)" and check what it takes and returns. */
+/*
+ * Resolve "f(bigint)" and check what it takes and returns.  A stored
+ * generator's function (schema-qualified when it was defined) is found with
+ * search_path = pg_catalog, pg_temp, whatever the caller's; its owner needs
+ * EXECUTE on it.  Otherwise it is found the caller's way, and the caller
+ * needs EXECUTE.
+ */
 static void
 bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
-			  FmgrInfo *finfo, MemoryContext cxt)
+			  CosidBindMode mode, Oid owner, FmgrInfo *finfo, MemoryContext cxt)
 {
 	LOCAL_FCINFO(lookup, 1);
 	Datum		d;
@@ -60,7 +72,16 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	Oid		   *argtypes;
 	int			nargs;
 	Oid			ret;
+	Oid			user = mode == COSID_BIND_STORED ? owner : GetUserId();
+	int			nest = -1;
 
+	if (mode == COSID_BIND_STORED)
+	{
+		nest = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	}
 	/* to_regprocedure() answers NULL for a function that does not exist */
 	InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
 	lookup->args[0].value = CStringGetTextDatum(sig);
@@ -68,6 +89,8 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	d = to_regprocedure(lookup);
 	if (!lookup->isnull)
 		fn = DatumGetObjectId(d);
+	if (nest >= 0)
+		AtEOXact_GUC(false, nest);
 	if (fn == InvalidOid)
 		cosid_key_error(path, "function %s does not exist", sig);
 	ret = get_func_signature(fn, &argtypes, &nargs);
@@ -77,7 +100,87 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
 	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
 		cosid_key_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
+	/* a generator outlives the session: its functions must too */
+	if (mode == COSID_BIND_DEFINE && isAnyTempNamespace(get_func_namespace(fn)))
+		cosid_key_error(path, "function %s is temporary; a generator's codec needs a permanent function", sig);
+#if PG_VERSION_NUM >= 160000
+	if (object_aclcheck(ProcedureRelationId, fn, user, ACL_EXECUTE) != ACLCHECK_OK)
+#else
+	if (pg_proc_aclcheck(fn, user, ACL_EXECUTE) != ACLCHECK_OK)
+#endif
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for function %s", format_procedure(fn)),
+				 errdetail("%s: role %s needs EXECUTE on the function.", path,
+						   GetUserNameFromId(user, false))));
 	fmgr_info_cxt(fn, finfo, cxt);
+}
+
+/*
+ * Call a custom function: as the caller for an ad hoc list, else as the
+ * generator's owner under SECURITY_RESTRICTED_OPERATION, as an index
+ * expression runs, so that whoever calls runs nothing with its own rights.
+ */
+static Datum
+call_custom(const CosidCodecRt *rt, const FmgrInfo *flinfo, Datum arg)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+	CosidAsRole as;
+	Datum		result;
+
+	InitFunctionCallInfoData(*fcinfo, (FmgrInfo *) flinfo, 1, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = arg;
+	fcinfo->args[0].isnull = false;
+	if (OidIsValid(rt->run_as))
+		cosid_begin_as_role(rt->run_as, &as);
+	result = FunctionCallInvoke(fcinfo);
+	if (OidIsValid(rt->run_as))
+		cosid_end_as_role(&as);
+	if (fcinfo->isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("codec function %s returned NULL", format_procedure(flinfo->fn_oid)),
+				 errdetail("A custom codec function must return a value for every input.")));
+	return result;
+}
+
+/* config with codec[i].custom.key set to the function's qualified name. */
+static Jsonb *
+set_custom_name(Jsonb *config, int i, const char *key, Oid fn)
+{
+	Datum		path[4];
+	Oid		   *argtypes;
+	int			nargs;
+	char	   *name;
+	JsonbValue	v;
+
+	/* its one argument is bigint or text (checked when bound) */
+	(void) get_func_signature(fn, &argtypes, &nargs);
+	name = psprintf("%s(%s)",
+					quote_qualified_identifier(get_namespace_name(get_func_namespace(fn)),
+											   get_func_name(fn)),
+					argtypes[0] == INT8OID ? "bigint" : "text");
+
+	v.type = jbvString;
+	v.val.string.val = name;
+	v.val.string.len = strlen(name);
+	path[0] = CStringGetTextDatum("codec");
+	path[1] = CStringGetTextDatum(psprintf("%d", i));
+	path[2] = CStringGetTextDatum("custom");
+	path[3] = CStringGetTextDatum(key);
+	return DatumGetJsonbP(DirectFunctionCall4(jsonb_set, JsonbPGetDatum(config),
+											  PointerGetDatum(construct_array(path, 4, TEXTOID, -1, false, TYPALIGN_INT)),
+											  JsonbPGetDatum(JsonbValueToJsonb(&v)),
+											  BoolGetDatum(false)));
+}
+
+Jsonb *
+cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
+{
+	if (rt->custom_item < 0)
+		return config;
+	config = set_custom_name(config, rt->custom_item, "encode", rt->encode_fn.fn_oid);
+	return set_custom_name(config, rt->custom_item, "decode", rt->decode_fn.fn_oid);
 }
 
 /*
@@ -85,7 +188,8 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
  * use.  Errors name the JSON path; strategy rules are checked here.
  */
 CosidCodecRt *
-cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
+cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
+				 MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	CosidCodecRt *rt = palloc0(sizeof(CosidCodecRt));
@@ -102,6 +206,8 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 			cosid_key_error(path, "%s", msg);
 	}
 
+	Assert(gen != NULL || mode == COSID_BIND_CALLER);
+	rt->custom_item = -1;
 	rt->has_gen = gen != NULL;
 	if (gen)
 	{
@@ -180,9 +286,13 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 					cosid_key_error(item_path(prefix, i, it->kind, NULL),
 								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
 				bind_function(it->encode_fn, INT8OID, TEXTOID,
-							  item_path(prefix, i, it->kind, "encode"), &rt->encode_fn, cxt);
+							  item_path(prefix, i, it->kind, "encode"), mode,
+							  gen ? gen->owner : InvalidOid, &rt->encode_fn, cxt);
 				bind_function(it->decode_fn, TEXTOID, INT8OID,
-							  item_path(prefix, i, it->kind, "decode"), &rt->decode_fn, cxt);
+							  item_path(prefix, i, it->kind, "decode"), mode,
+							  gen ? gen->owner : InvalidOid, &rt->decode_fn, cxt);
+				rt->custom_item = i;
+				rt->run_as = mode == COSID_BIND_CALLER ? InvalidOid : gen->owner;
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				if (!it->has_source)
@@ -203,6 +313,22 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, MemoryContext cxt)
 
 /* ---------- time in a zone ---------- */
 
+/*
+ * Text forms show years 1 to 9999: any Unix millisecond beyond +-2^48
+ * (about 8900 years from 1970) is outside that in every zone, and below it
+ * the conversion to timestamptz cannot overflow.
+ */
+#define TEXT_MS_LIMIT (INT64CONST(1) << 48)
+
+static void
+time_text_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("time of the id is out of range for its text form"),
+			 errdetail("Text forms show years 1 to 9999.")));
+}
+
 static void
 ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 {
@@ -210,11 +336,10 @@ ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 	fsec_t		fsec;
 	int			tzoff;
 
-	if (timestamp2tm(cosid_ms_to_timestamptz(ms), &tzoff, &tm, &fsec, NULL, zone) != 0 ||
+	if (ms < -TEXT_MS_LIMIT || ms > TEXT_MS_LIMIT ||
+		timestamp2tm(cosid_ms_to_timestamptz(ms), &tzoff, &tm, &fsec, NULL, zone) != 0 ||
 		tm.tm_year < 1 || tm.tm_year > 9999)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("time of the id is out of range for its text form")));
+		time_text_out_of_range();
 	out->year = tm.tm_year;
 	out->month = tm.tm_mon;
 	out->day = tm.tm_mday;
@@ -224,28 +349,59 @@ ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 	out->millis = fsec / 1000;
 }
 
-/* false when the fields are not a real local time (30 February). */
+/*
+ * The instant of a local time, resolved as CosId (java.time) does: a time
+ * the clocks repeat takes the earlier instant, a time they skip moves
+ * forward by the gap (cosid_zone_offset_for_local).  PostgreSQL's own
+ * DetermineTimeZoneOffset() takes the later instant of a repeated time, so
+ * this finds the zone's change around it as that function does and decides
+ * itself.  False with msg when the fields are not a date (30 February).
+ */
 static bool
-tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms)
+tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms, char *msg, size_t msglen)
 {
-	struct pg_tm tm;
-	TimestampTz ts;
-	int			tz;
+	pg_time_t	local;
+	pg_time_t	prev;
+	pg_time_t	boundary;
+	long int	before_gmtoff;
+	long int	after_gmtoff;
+	int			before_isdst;
+	int			after_isdst;
+	int64		gmtoff;
+	int			res;
 
-	if (in->year < 1 || in->month < 1 || in->month > 12 || in->day < 1 ||
-		in->day > day_tab[isleap(in->year)][in->month - 1])
+	if (!cosid_date_valid(in->year, in->month, in->day, msg, msglen))
 		return false;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = in->year;
-	tm.tm_mon = in->month;
-	tm.tm_mday = in->day;
-	tm.tm_hour = in->hour;
-	tm.tm_min = in->minute;
-	tm.tm_sec = in->second;
-	tz = DetermineTimeZoneOffset(&tm, zone);
-	if (tm2timestamp(&tm, in->millis * 1000, &tz, &ts) != 0)
-		return false;
-	*ms = cosid_timestamptz_to_ms(ts);
+	local = (pg_time_t) (date2j(in->year, in->month, in->day) - UNIX_EPOCH_JDATE) * SECS_PER_DAY +
+		in->hour * SECS_PER_HOUR + in->minute * SECS_PER_MINUTE + in->second;
+
+	/*
+	 * As DetermineTimeZoneOffset(): offsets are under a day and changes at
+	 * least two days apart, so the first change after a day earlier is the
+	 * one that matters, if any.
+	 */
+	prev = local - SECS_PER_DAY;
+	res = pg_next_dst_boundary(&prev, &before_gmtoff, &before_isdst, &boundary,
+							   &after_gmtoff, &after_isdst, zone);
+	if (res < 0)
+	{
+		/* cannot happen for years 1..9999; PostgreSQL's answer then */
+		struct pg_tm tm;
+
+		memset(&tm, 0, sizeof(tm));
+		tm.tm_year = in->year;
+		tm.tm_mon = in->month;
+		tm.tm_mday = in->day;
+		tm.tm_hour = in->hour;
+		tm.tm_min = in->minute;
+		tm.tm_sec = in->second;
+		gmtoff = -DetermineTimeZoneOffset(&tm, zone);
+	}
+	else if (res == 0)
+		gmtoff = before_gmtoff; /* no change ahead: one offset */
+	else
+		gmtoff = cosid_zone_offset_for_local(local, before_gmtoff, boundary, after_gmtoff);
+	*ms = (local - gmtoff) * 1000 + in->millis;
 	return true;
 }
 
@@ -277,7 +433,11 @@ range_error(int i, const CosidCodecItem *it, const char *txt, size_t txtlen,
 			 : errdetail("%s", detail)));
 }
 
-/* The id's parts (snowflake ids lose their uncertainty bits here). */
+/*
+ * The id's parts (snowflake ids lose their uncertainty bits here).  A bigint
+ * outside the layout (negative, or bits above its time) has none: its time
+ * would be some other date, which decoding refuses.
+ */
 static void
 id_parts(const CosidCodecRt *rt, const CosidId *id, int64 *time, int64 *node, int64 *seq)
 {
@@ -286,9 +446,39 @@ id_parts(const CosidCodecRt *rt, const CosidId *id, int64 *time, int64 *node, in
 		*time = id->time;
 		*node = id->node;
 		*seq = id->seq;
+		return;
 	}
-	else
-		cosid_layout_unpack(&rt->layout, id->id >> rt->uncertainty_bits, time, node, seq);
+	if (unlikely(!cosid_layout_holds_id(&rt->layout, rt->uncertainty_bits, id->id)))
+	{
+		int			bits = cosid_layout_total_bits(&rt->layout) + rt->uncertainty_bits;
+
+		/* without a generator, the layout is the friendly item's (codec[0]) */
+		if (rt->has_gen)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("id " INT64_FORMAT " is out of range for the generator's layout", id->id),
+					 errdetail("Its ids are from 0 to 2^%d - 1.", bits)));
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("id " INT64_FORMAT " is out of range for layout %s", id->id,
+							cosid_preset_name(rt->codec.items[0].has_layout ?
+											  rt->codec.items[0].layout :
+											  COSID_PRESET_SNOWFLAKE_MS)),
+					 errdetail("Its ids are from 0 to 2^%d - 1.", bits)));
+	}
+	cosid_layout_unpack(&rt->layout, id->id >> rt->uncertainty_bits, time, node, seq);
+}
+
+/* The Unix milliseconds of a time part, if a text form can show them. */
+static int64
+time_part_ms(const CosidCodecRt *rt, int64 time)
+{
+	int64		ms;
+
+	if (!cosid_layout_time_ms(&rt->layout, time, TEXT_MS_LIMIT, &ms))
+		time_text_out_of_range();
+	return ms;
 }
 
 static int64
@@ -299,7 +489,7 @@ id_time_ms(const CosidCodecRt *rt, const CosidId *id)
 				seq;
 
 	id_parts(rt, id, &time, &node, &seq);
-	return rt->layout.epoch_ms + time * rt->layout.unit_ms;
+	return time_part_ms(rt, time);
 }
 
 /* Whether encoding shows "NOW" (a date prefix of source NOW). */
@@ -385,12 +575,8 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 				break;
 			case COSID_CODEC_FRIENDLY:
 			case COSID_CODEC_PARTS_FRIENDLY:
-				if (!id->wide && id->id < 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-							 errmsg("id " INT64_FORMAT " has no friendly form", id->id)));
 				id_parts(rt, id, &time, &node, &seq);
-				ms_to_tm(rt->layout.epoch_ms + time * rt->layout.unit_ms, rt->zones[0], &tm);
+				ms_to_tm(time_part_ms(rt, time), rt->zones[0], &tm);
 				core_len = (size_t) cosid_friendly_format(&rt->layout, it->pad_start, &tm,
 														  node, seq, buf);
 				break;
@@ -439,8 +625,7 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 				break;
 			case COSID_CODEC_CUSTOM:
 				{
-					Datum		d = FunctionCall1Coll((FmgrInfo *) &rt->encode_fn, InvalidOid,
-													  Int64GetDatum(id->id));
+					Datum		d = call_custom(rt, &rt->encode_fn, Int64GetDatum(id->id));
 					text	   *t = DatumGetTextPP(d);
 
 					/* up to a NUL, as text_to_cstring() and "%s" had it */
@@ -681,8 +866,8 @@ codec_decode_text(const CosidCodecRt *rt, const char *txt, size_t txtlen, CosidI
 						decode_error(0, it, txt, txtlen, msg);
 					if (r == COSID_DECODE_RANGE)
 						range_error(0, it, txt, txtlen, msg);
-					if (!tm_to_ms(&tm, rt->zones[0], &ms))
-						decode_error(0, it, txt, txtlen, "the date is not a valid date");
+					if (!tm_to_ms(&tm, rt->zones[0], &ms, msg, sizeof(msg)))
+						decode_error(0, it, txt, txtlen, msg);
 					time = cosid_unit_of(&rt->layout, ms);
 					if (time < 0 || time > cosid_layout_max_time(&rt->layout))
 						range_error(0, it, txt, txtlen, "the time is outside the layout's range");
@@ -712,6 +897,10 @@ codec_decode_text(const CosidCodecRt *rt, const char *txt, size_t txtlen, CosidI
 						decode_error(0, it, txt, txtlen,
 									 psprintf("expected the period as %s, then \"%s\"",
 											  cosid_group_pattern(it->group), it->delimiter));
+					if (!cosid_group_period_valid(it->group, period, msg, sizeof(msg)))
+						decode_error(0, it, txt, txtlen,
+									 psprintf("the period %s is not a date: %s",
+											  pnstrdup(s, plen), msg));
 					s += plen + dlen;
 					len -= plen + dlen;
 					if (it->value_is_radix)
@@ -727,14 +916,12 @@ codec_decode_text(const CosidCodecRt *rt, const char *txt, size_t txtlen, CosidI
 					if (r == COSID_DECODE_RANGE)
 						range_error(0, it, txt, txtlen, "the value does not fit its period");
 					id->id = period * cosid_group_scale(it->group) + value;
-					if (!cosid_group_split(it->group, id->id, &period, &value))
-						decode_error(0, it, txt, txtlen, "the period is not a valid date");
 				}
 				break;
 			case COSID_CODEC_CUSTOM:
 				{
-					Datum		d = FunctionCall1Coll((FmgrInfo *) &rt->decode_fn, InvalidOid,
-													  PointerGetDatum(cstring_to_text_with_len(s, len)));
+					Datum		d = call_custom(rt, &rt->decode_fn,
+												PointerGetDatum(cstring_to_text_with_len(s, len)));
 
 					id->id = DatumGetInt64(d);
 				}
@@ -831,6 +1018,7 @@ arg_text_pp(FunctionCallInfo fcinfo, int argno)
  */
 typedef struct AdhocCache
 {
+	MemoryContext cxt;			/* the binding; reset when the list changes */
 	bool		radix_only;		/* bound, list_const, and just a radix */
 	CosidRadix	radix;			/* then a copy of its settings (codec[0]) */
 	int			len;			/* 0: not bound (yet, or the bind failed) */
@@ -870,11 +1058,15 @@ adhoc_codec(FunctionCallInfo fcinfo, int argno)
 		c = fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AdhocCache));
 		c->list_const = arg_is_const(fcinfo->flinfo, argno);
+		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "cosid codec list",
+									   ALLOCSET_SMALL_SIZES);
 	}
+	/* a list that differs from row to row keeps only the last binding */
 	c->len = 0;
 	c->radix_only = false;
-	c->rt = cosid_codec_bind(list, NULL, fcinfo->flinfo->fn_mcxt);
-	c->bytes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+	MemoryContextReset(c->cxt);
+	c->rt = cosid_codec_bind(list, NULL, COSID_BIND_CALLER, c->cxt);
+	c->bytes = MemoryContextAlloc(c->cxt, len);
 	memcpy(c->bytes, list, len);
 	c->len = len;
 	if (c->list_const && c->rt->codec.nitems == 1 &&

@@ -133,8 +133,7 @@ define_settings(void)
 static Size
 cosid_shmem_size(void)
 {
-	return add_size(MAXALIGN(sizeof(CosidShared)),
-					hash_estimate_size(cosid_max_generators, sizeof(CosidGenEntry)));
+	return add_size(MAXALIGN(sizeof(CosidShared)), cosid_genstate_shmem_size());
 }
 
 static void
@@ -152,7 +151,6 @@ static void
 cosid_shmem_startup(void)
 {
 	bool		found;
-	HASHCTL		info;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
@@ -172,13 +170,9 @@ cosid_shmem_startup(void)
 		cosid_shared->gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
 		SpinLockInit(&cosid_shared->lease_lock);
 		pg_atomic_init_u64(&cosid_shared->renewal_failures, 0);
+		pg_atomic_init_u64(&cosid_shared->retired_ms, 0);
 	}
-	memset(&info, 0, sizeof(info));
-	info.keysize = sizeof(CosidGenKey);
-	info.entrysize = sizeof(CosidGenEntry);
-	cosid_gen_hash = ShmemInitHash("cosid generators",
-								   cosid_max_generators, cosid_max_generators,
-								   &info, HASH_ELEM | HASH_BLOBS);
+	cosid_genstate_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -196,9 +190,9 @@ read_settings_unloaded(void)
 	if (v != NULL && atoi(v) >= 0 && atoi(v) <= 31)
 		cosid_machine_bits = atoi(v);
 	v = GetConfigOption("cosid.slot", true, false);
-	cosid_slot_setting = pstrdup(v != NULL ? v : "0");
+	cosid_slot_setting = MemoryContextStrdup(TopMemoryContext, v != NULL ? v : "0");
 	v = GetConfigOption("cosid.namespace", true, false);
-	cosid_namespace = pstrdup(v != NULL ? v : "default");
+	cosid_namespace = MemoryContextStrdup(TopMemoryContext, v != NULL ? v : "default");
 }
 
 void
@@ -261,6 +255,25 @@ cosid_key_error(const char *path, const char *fmt,...)
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("%s: %s", path, msg)));
 	pg_unreachable();
+}
+
+void
+cosid_begin_as_role(Oid role, CosidAsRole *as)
+{
+	GetUserIdAndSecContext(&as->save_uid, &as->save_ctx);
+	SetUserIdAndSecContext(role, as->save_ctx | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	as->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+}
+
+void
+cosid_end_as_role(CosidAsRole *as)
+{
+	AtEOXact_GUC(false, as->save_nestlevel);
+	SetUserIdAndSecContext(as->save_uid, as->save_ctx);
 }
 
 void

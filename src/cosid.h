@@ -15,13 +15,26 @@
  *    end 0 (closing the window) before it reads each generator's last unit,
  *    so nothing is issued after the time it records.
  *
- * 3. Per-generator state (CosidGenEntry, in a hash keyed by database and
- *    name).  Entries are added under gen_hash_lock (exclusive) and looked up
- *    under it (shared); they are never removed while the server runs, so a
- *    backend may keep a pointer to one.  An entry's fields are read and
- *    written only under its own spinlock, for one short critical section per
- *    id (check the window, advance the sequence, count); every wait happens
- *    after it is released.
+ * 3. Per-generator state (CosidGenEntry), in a fixed array of
+ *    cosid.max_generators entries found through a hash keyed by CosidGenKey.
+ *    gen_hash_lock (exclusive) guards the hash and the assignment of entries:
+ *    an entry is given to a generator, or freed, only under it.  Everything
+ *    else in an entry is read and written under the entry's own spinlock, for
+ *    one short critical section per call (check the tag and the window,
+ *    advance the sequence, count); every wait happens after it is released.
+ *    An entry's spinlock is initialised once at start-up and the entry never
+ *    moves, so a backend may keep a pointer to it; the entry's tag changes
+ *    whenever it is freed or given to another generator, and a backend that
+ *    finds another tag than the one it attached with looks the generator up
+ *    again (genstate.c).
+ *
+ *    The state of a time-based generator belongs to the server and its name
+ *    (not to a database), so copies of a database share it.  A name's layout
+ *    is recorded durably in pg_cosid/names before its first id; a name given
+ *    another layout must issue above everything the old one could have
+ *    issued (genstate.c).  retired_ms is the end of the last unit issued by
+ *    any time-based entry that was freed (atomic max), below which a new
+ *    entry never starts.
  *
  * config_generation is bumped (atomically) when a transaction that changed
  * the generator catalog commits; backends compare it with the value their
@@ -74,32 +87,39 @@ typedef enum CosidSlotState
 } CosidSlotState;
 
 /*
- * A generator's state belongs to its name *and* layout: a generator dropped
- * and defined again with the same layout carries on where it was, one with
- * another layout gets state of its own, so sessions that still see the old
- * definition (an older snapshot) never disturb the new one's sequence.
+ * Whose state an entry holds.  Time-based generators: the name alone (dbid,
+ * seqid and xmin 0), per server.  Segment generators: the database, the
+ * backing sequence and the version of the catalog row (its xmin), so a
+ * generator dropped and defined again, or altered, gets fresh state and never
+ * hands out a number it cached for its previous definition.
  */
 typedef struct CosidGenKey
 {
 	Oid			dbid;
-	uint32		layout_hash;	/* of the layout's fields */
+	Oid			seqid;
+	TransactionId xmin;
 	char		name[NAMEDATALEN];
 } CosidGenKey;
 
 typedef struct CosidGenEntry
 {
-	CosidGenKey key;			/* hash key: must be first */
-	CosidLayout layout;			/* constant once the entry exists (its
-								 * threshold is the first definition's) */
-	Oid			seqid;			/* segment generators: the backing sequence */
 	slock_t		mutex;			/* protects everything below */
+	uint64		tag;			/* changes when the entry is freed or reused */
+	bool		in_use;
+	CosidGenKey key;
+	bool		time_based;
+	CosidLayout layout;			/* time-based: the layout ids are made with */
+	int			uncertainty_bits;
+	Oid			seqid;			/* segment generators: the backing sequence */
+	int64		last_used_ms;	/* for reclaiming idle entries when full */
 	CosidTimeState state;		/* time-based generators */
 
 	/*
 	 * Segment generators: the current segment [seg_next, seg_end] and the
 	 * numbers fetched ahead [pre_start, pre_end] (empty when start > end; one
 	 * or more consecutive segments), each with its period (groups).  One
-	 * backend at a time fetches (fetching, fetcher).
+	 * backend at a time fetches (fetching): it clears the flag itself, also
+	 * when it fails or exits (generate.c).
 	 */
 	int64		seg_next;
 	int64		seg_end;
@@ -108,7 +128,6 @@ typedef struct CosidGenEntry
 	int64		pre_end;
 	int64		pre_period;
 	bool		fetching;
-	int			fetcher;		/* pid of the fetching backend */
 	int			reserve_depth;	/* segments to keep fetched ahead (1..16):
 								 * doubled whenever a backend had to wait */
 
@@ -134,7 +153,8 @@ typedef struct CosidShared
 
 	pg_atomic_uint64 config_generation;
 
-	LWLock	   *gen_hash_lock;	/* protects the hash's structure */
+	LWLock	   *gen_hash_lock;	/* protects the hash and entry assignment */
+	pg_atomic_uint64 retired_ms;	/* see 3. above */
 
 	/* lease mode: the store's state for cosid_slot(), worker writes */
 	slock_t		lease_lock;		/* protects the four fields below */
@@ -146,7 +166,14 @@ typedef struct CosidShared
 } CosidShared;
 
 extern CosidShared *cosid_shared;
-extern HTAB *cosid_gen_hash;
+extern HTAB *cosid_gen_hash;	/* CosidGenKey -> index into cosid_gen_entries */
+extern CosidGenEntry *cosid_gen_entries;	/* cosid.max_generators of them */
+
+typedef struct CosidGenRef
+{
+	CosidGenKey key;			/* hash key: must be first */
+	int			index;
+} CosidGenRef;
 
 /*
  * Raise 22023 for a bad key of a generator definition or codec list: the
@@ -203,6 +230,8 @@ typedef struct CosidGenDef
 	char	   *adopt;			/* "adopt-sequence" as written, or NULL */
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
+	TransactionId row_xmin;		/* the version of its catalog row */
+	Oid			owner;			/* its owner: custom codec functions run as it */
 } CosidGenDef;
 
 /* ---------- codecs (codec.c) ---------- */
@@ -224,15 +253,39 @@ typedef struct CosidCodecRt
 	pg_tz	   *zones[COSID_CODEC_MAX_ITEMS];
 	FmgrInfo	encode_fn;		/* custom */
 	FmgrInfo	decode_fn;
+	int			custom_item;	/* the custom item's index, -1 if none */
+	Oid			run_as;			/* custom functions run as this role under
+								 * SECURITY_RESTRICTED_OPERATION (a
+								 * generator's owner); InvalidOid: the caller */
 	bool		has_gen;		/* bound to a generator (else ad hoc) */
 	CosidStrategy strategy;
 	CosidLayout layout;			/* the generator's, or friendly's ad hoc */
 	int			uncertainty_bits;
 } CosidCodecRt;
 
+/*
+ * How a list's custom functions are found: by the caller's search_path with
+ * EXECUTE checked for the caller (a list being defined, or ad hoc), or as
+ * stored for a generator (schema-qualified when it was defined), whatever
+ * the caller's search_path.
+ */
+typedef enum CosidBindMode
+{
+	COSID_BIND_CALLER,			/* ad hoc list: resolved and run as the caller */
+	COSID_BIND_DEFINE,			/* cosid_define/alter: resolved as the caller,
+								 * run as the owner */
+	COSID_BIND_STORED			/* a stored generator: run as its owner */
+} CosidBindMode;
+
 /* Parse and bind a list (NULL: none, decimal); errors name the JSON path. */
 extern CosidCodecRt *cosid_codec_bind(Jsonb *list, const CosidGenDef *gen,
-									  MemoryContext cxt);
+									  CosidBindMode mode, MemoryContext cxt);
+
+/*
+ * A definition's codec list with every custom function written
+ * schema-qualified, as bound (COSID_BIND_DEFINE), for the catalog.
+ */
+extern Jsonb *cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt);
 
 /*
  * Encode an id; now_ms is the time a "NOW" date prefix shows.  Decode text
@@ -255,6 +308,7 @@ typedef struct CosidGenCache
 	CosidCodecRt *codec;		/* the generator's codec, bound */
 	pg_tz	   *group_zone;		/* segment groups: the zone of their periods */
 	CosidGenEntry *entry;		/* NULL when not preloaded */
+	uint64		entry_tag;		/* the entry's tag when attached */
 	int			name_len;
 	char		name[NAMEDATALEN];
 } CosidGenCache;
@@ -276,6 +330,45 @@ extern CosidGenCache *cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name,
  */
 extern CosidGenCache *cosid_lookup_in(void **slot, text *name, bool need_entry,
 									  const char *hint);
+
+/* ---------- shared generator state (genstate.c) ---------- */
+
+extern Size cosid_genstate_shmem_size(void);
+extern void cosid_genstate_shmem_init(void);
+
+/* The generator's shared entry, created on first use; *tag as attached. */
+extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
+
+/*
+ * For cosid_define(): raise 22023 when a time-based definition would issue
+ * ids below those its name may already have issued on this server.
+ */
+extern void cosid_gen_check_define(const CosidGenDef *def);
+
+/*
+ * Once this transaction commits: free the entry of a generator (dropped), or
+ * move a segment generator's entry to the new version of its row (altered).
+ */
+extern void cosid_gen_release_at_commit(const CosidGenDef *def);
+extern void cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin);
+extern void cosid_gen_at_commit(bool commit);
+
+/*
+ * Become role for work done on the caller's behalf, the way core runs an
+ * index expression or refreshes a materialized view: a restricted security
+ * context and search_path = pg_catalog, pg_temp, so nothing the caller
+ * defined (functions, operators, temporary relations) can be reached.
+ * end_as_role() undoes it; an error undoes it too (transaction abort).
+ */
+typedef struct CosidAsRole
+{
+	Oid			save_uid;
+	int			save_ctx;
+	int			save_nestlevel;
+} CosidAsRole;
+
+extern void cosid_begin_as_role(Oid role, CosidAsRole *as);
+extern void cosid_end_as_role(CosidAsRole *as);
 
 /* ---------- the slot worker (worker.c) ---------- */
 

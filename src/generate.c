@@ -9,12 +9,13 @@
  */
 #include "cosid.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "funcapi.h"
-#include "storage/procarray.h"
+#include "storage/ipc.h"
 #include "utils/syscache.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -165,11 +166,11 @@ lease_store_away(void)
 
 /*
  * Issue up to n ids (n >= 1) of one unit: the slot they were issued under
- * in *slot, the unit in *unit, sequences in seqs.
+ * in *slot, the unit in *unit, their sequences *first_seq onwards.
  * Returns how many.  Waits and retries as the result asks, outside the lock.
  */
 static size_t
-issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
+issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 {
 	bool		counted_seq_wait = false;
 	bool		counted_clock_wait = false;
@@ -185,6 +186,14 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
 		size_t		got;
 
 		SpinLockAcquire(&e->mutex);
+		if (unlikely(e->tag != c->entry_tag))
+		{
+			/* freed or given to another layout meanwhile: attach again */
+			SpinLockRelease(&e->mutex);
+			c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
+			continue;
+		}
+		e->last_used_ms = now;
 		/* read inside the lock: see cosid.h on closing the window */
 		w.start_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_start_ms);
 		w.end_ms = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
@@ -194,12 +203,12 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *seqs)
 		if (n == 1)
 		{
 			r = cosid_time_next(&c->def.layout, &c->def.policy, &w, &e->state,
-								now, unit, seqs, &wait_until);
+								now, unit, first_seq, &wait_until);
 			got = (r == COSID_NEXT_OK || r == COSID_NEXT_BORROWED) ? 1 : 0;
 		}
 		else
 			got = cosid_time_next_many(&c->def.layout, &c->def.policy, &w,
-									   &e->state, now, n, seqs, unit, &r,
+									   &e->state, now, n, first_seq, unit, &r,
 									   &wait_until);
 		e->issued += got;
 		switch (r)
@@ -315,6 +324,35 @@ sequence_increment(Oid seqid)
 }
 
 /*
+ * The entry whose fetching flag this backend holds, if any.  The backend
+ * clears the flag itself: after the fetch, when the fetch fails (ERROR), and
+ * when it exits (FATAL); a crash restarts shared memory anyway.  So no other
+ * backend ever has to guess whether the fetcher is alive.
+ */
+static CosidGenEntry *fetch_entry = NULL;
+static uint64 fetch_tag;
+
+static void
+clear_fetching(void)
+{
+	CosidGenEntry *e = fetch_entry;
+
+	if (e == NULL)
+		return;
+	SpinLockAcquire(&e->mutex);
+	if (e->tag == fetch_tag)
+		e->fetching = false;
+	SpinLockRelease(&e->mutex);
+	fetch_entry = NULL;
+}
+
+static void
+clear_fetching_at_exit(int code, Datum arg)
+{
+	clear_fetching();
+}
+
+/*
  * Fetch the next segment from the backing sequence (this backend holds the
  * entry's fetching flag) and make it durable before any of its numbers is
  * handed out.  For a group, a sequence still in an older period jumps to
@@ -331,9 +369,7 @@ fetch_segment(CosidGenCache *c, int64 period)
 
 	if (RecoveryInProgress())
 	{
-		SpinLockAcquire(&e->mutex);
-		e->fetching = false;
-		SpinLockRelease(&e->mutex);
+		clear_fetching();
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("segment generator \"%s\" cannot allocate numbers on a hot standby", c->def.name),
@@ -369,15 +405,20 @@ fetch_segment(CosidGenCache *c, int64 period)
 	}
 	PG_CATCH();
 	{
-		SpinLockAcquire(&e->mutex);
-		e->fetching = false;
-		SpinLockRelease(&e->mutex);
+		clear_fetching();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 
 	start = end - inc + 1;
+	fetch_entry = NULL;
 	SpinLockAcquire(&e->mutex);
+	if (e->tag != c->entry_tag)
+	{
+		/* freed meanwhile (dropped or altered): these numbers go unused */
+		SpinLockRelease(&e->mutex);
+		return;
+	}
 	e->fetching = false;
 	if (start <= Max(e->seg_end, e->pre_end))
 	{
@@ -428,6 +469,15 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		size_t		before = got;
 
 		SpinLockAcquire(&e->mutex);
+		if (unlikely(e->tag != c->entry_tag))
+		{
+			/* freed meanwhile (dropped or altered): attach again */
+			SpinLockRelease(&e->mutex);
+			c->entry = e = cosid_gen_attach(&c->def, &c->entry_tag);
+			continue;
+		}
+		/* the statement's start: no clock read on this path */
+		e->last_used_ms = cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp());
 		if (period > e->seg_period)
 		{
 			/* a new period: what is left of the old one is not handed out */
@@ -455,8 +505,16 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			(e->pre_start > e->pre_end ? 0 : e->pre_end - e->pre_start + 1) <
 			c->def.step * e->reserve_depth)
 		{
+			static bool exit_callback = false;
+
+			if (!exit_callback)
+			{
+				before_shmem_exit(clear_fetching_at_exit, (Datum) 0);
+				exit_callback = true;
+			}
 			e->fetching = true;
-			e->fetcher = MyProcPid;
+			fetch_entry = e;
+			fetch_tag = e->tag;
 			fetch = true;
 		}
 		else if (got == 0)
@@ -479,24 +537,11 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			return got;
 		if (wait)
 		{
-			int			fetcher;
-
 			/* another backend is fetching: it takes microseconds */
 			if (++spins < 1000)
 			{
 				pg_spin_delay();
 				continue;
-			}
-			SpinLockAcquire(&e->mutex);
-			fetcher = e->fetching ? e->fetcher : 0;
-			SpinLockRelease(&e->mutex);
-			if (fetcher != 0 && BackendPidGetProc(fetcher) == NULL)
-			{
-				/* it died without saying so (FATAL): take over */
-				SpinLockAcquire(&e->mutex);
-				if (e->fetching && e->fetcher == fetcher)
-					e->fetching = false;
-				SpinLockRelease(&e->mutex);
 			}
 			cosid_wait_1ms();
 		}
@@ -702,9 +747,12 @@ cosid_next_many(PG_FUNCTION_ARGS)
 			int			slot;
 			int64		unit;
 
-			st->nbuf = (int) issue(c, want, &slot, &unit, st->buf);
+			int64		first;
+
+			/* the ids are reserved under the lock and written out after it */
+			st->nbuf = (int) issue(c, want, &slot, &unit, &first);
 			for (int i = 0; i < st->nbuf; i++)
-				st->buf[i] = finish_id(c, slot, unit, st->buf[i]);
+				st->buf[i] = finish_id(c, slot, unit, first + i);
 		}
 		if (c->def.int32)
 			for (int i = 0; i < st->nbuf; i++)
@@ -718,27 +766,65 @@ cosid_next_many(PG_FUNCTION_ARGS)
 /* ---------- packing and unpacking ---------- */
 
 static Datum
-parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, int64 time, int64 node, int64 seq)
+parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
 {
+	const CosidLayout *l = &c->def.layout;
+	/* the last Unix millisecond whose microseconds fit a timestamptz */
+	const int64 max_ms = PG_INT64_MAX / 1000;
 	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
-	int64		ms = c->def.layout.epoch_ms + time * c->def.layout.unit_ms;
+	int64		ms;
 
+	if (!cosid_layout_time_ms(l, id->time, max_ms, &ms))
+	{
+		/* a layout that reaches past 294247 AD (in seconds, with many bits) */
+		int64		last = cosid_layout_last_time(l, max_ms);
+		char		idtext[48];
+		char		lasttext[48];
+
+		if (id->wide)
+		{
+			uint64		hi,
+						lo;
+
+			cosid_layout_pack128(l, id->time, id->node, id->seq, &hi, &lo);
+			cosid_u128_decimal(hi, lo, idtext);
+			cosid_layout_pack128(l, last, (INT64CONST(1) << l->node_bits) - 1,
+								 cosid_layout_max_seq(l), &hi, &lo);
+			cosid_u128_decimal(hi, lo, lasttext);
+		}
+		else
+		{
+			uint64		lastid = (uint64) cosid_layout_pack(l, last, (INT64CONST(1) << l->node_bits) - 1,
+														   cosid_layout_max_seq(l));
+
+			lastid = (lastid << c->def.uncertainty_bits) |
+				((UINT64CONST(1) << c->def.uncertainty_bits) - 1);
+			snprintf(idtext, sizeof(idtext), INT64_FORMAT, id->id);
+			snprintf(lasttext, sizeof(lasttext), UINT64_FORMAT, lastid);
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("time of id %s of generator \"%s\" is out of range for timestamptz",
+						idtext, c->def.name),
+				 errdetail("Only its ids up to %s hold a time that fits a timestamptz (up to %s).",
+						   lasttext, ms_text(l->epoch_ms + last * l->unit_ms))));
+	}
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	values[0] = TimestampTzGetDatum(cosid_ms_to_timestamptz(ms));
-	values[1] = Int32GetDatum((int32) node);
-	values[2] = Int64GetDatum(seq);
+	values[1] = Int32GetDatum((int32) id->node);
+	values[2] = Int64GetDatum(id->seq);
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }
 
 static void
-id_out_of_range(CosidGenCache *c, const char *id)
+id_out_of_range(CosidGenCache *c, int64 id)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("%s is not an id of generator \"%s\"", id, c->def.name),
+			 errmsg(INT64_FORMAT " is not an id of generator \"%s\"", id, c->def.name),
 			 errdetail("Its ids are from 0 to 2^%d - 1.",
 					   cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits)));
 }
@@ -747,24 +833,17 @@ Datum
 cosid_unpack(PG_FUNCTION_ARGS)
 {
 	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
-	int64		id = PG_GETARG_INT64(1);
-	int			bits;
-	int64		time;
-	int64		node;
-	int64		seq;
+	CosidId		id;
 
 	check_time_based(c, "cosid_unpack()");
 	check_not_cosid80(c, "cosid_unpack(name, text)");
-	bits = cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits;
-	if (id < 0 || (bits < 63 && id >= (INT64CONST(1) << bits)))
-	{
-		char		buf[32];
-
-		snprintf(buf, sizeof(buf), INT64_FORMAT, id);
-		id_out_of_range(c, buf);
-	}
-	cosid_layout_unpack(&c->def.layout, id >> c->def.uncertainty_bits, &time, &node, &seq);
-	PG_RETURN_DATUM(parts_tuple(fcinfo, c, time, node, seq));
+	memset(&id, 0, sizeof(id));
+	id.id = PG_GETARG_INT64(1);
+	if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+		id_out_of_range(c, id.id);
+	cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+						&id.time, &id.node, &id.seq);
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
 }
 
 Datum
@@ -777,17 +856,13 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
 	if (!id.wide)
 	{
-		if (id.id < 0)
-		{
-			char		buf[32];
-
-			snprintf(buf, sizeof(buf), INT64_FORMAT, id.id);
-			id_out_of_range(c, buf);
-		}
+		/* a custom decode function may return any bigint */
+		if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+			id_out_of_range(c, id.id);
 		cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
 							&id.time, &id.node, &id.seq);
 	}
-	PG_RETURN_DATUM(parts_tuple(fcinfo, c, id.time, id.node, id.seq));
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
 }
 
 Datum
@@ -798,6 +873,9 @@ cosid_pack(PG_FUNCTION_ARGS)
 	int32		node = PG_GETARG_INT32(2);
 	int64		seq = PG_GETARG_INT64(3);
 	const CosidLayout *l = &c->def.layout;
+	/* the last Unix millisecond whose microseconds fit an int64 */
+	const int64 max_ms = PG_INT64_MAX / 1000;
+	int64		last;
 	int64		time;
 
 	check_time_based(c, "cosid_pack()");
@@ -806,15 +884,21 @@ cosid_pack(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("cannot pack an infinite time into an id")));
-	time = cosid_unit_of(l, cosid_timestamptz_to_ms(ts));
-	if (time < 0 || time > cosid_layout_max_time(l))
+	last = cosid_layout_last_time(l, max_ms);
+	time = ts > cosid_ms_to_timestamptz(max_ms) ? last + 1 :
+		cosid_unit_of(l, cosid_timestamptz_to_ms(ts));
+	if (time < 0 || time > last)
+	{
+		/* timestamptz_to_str() answers in one static buffer: copy each */
+		char	   *from = pstrdup(ms_text(l->epoch_ms));
+		char	   *to = pstrdup(ms_text(Min(l->epoch_ms + (last + 1) * l->unit_ms - 1, max_ms)));
+
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("time %s is outside the range of generator \"%s\"",
 						timestamptz_to_str(ts), c->def.name),
-				 errdetail("Its ids hold times from %s to %s.",
-						   ms_text(l->epoch_ms),
-						   ms_text(l->epoch_ms + cosid_layout_max_time(l) * l->unit_ms))));
+				 errdetail("Its ids hold times from %s to %s.", from, to)));
+	}
 	if (node < 0 || (int64) node >= (INT64CONST(1) << l->node_bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -844,22 +928,21 @@ Datum
 cosid_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HASH_SEQ_STATUS scan;
-	CosidGenEntry *e;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (cosid_shared == NULL)
 		return (Datum) 0;
 
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
-	hash_seq_init(&scan, cosid_gen_hash);
-	while ((e = hash_seq_search(&scan)) != NULL)
+	for (int i = 0; i < cosid_max_generators; i++)
 	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
 		Datum		values[14];
 		bool		nulls[14] = {false};
 		uint64		counts[7];
 
-		if (e->key.dbid != MyDatabaseId)
+		/* time-based state is the server's; a segment's, its database's */
+		if (!e->in_use || (!e->time_based && e->key.dbid != MyDatabaseId))
 			continue;
 		SpinLockAcquire(&e->mutex);
 		counts[0] = e->issued;
@@ -871,8 +954,8 @@ cosid_stats(PG_FUNCTION_ARGS)
 		counts[6] = e->segment_waits;
 		SpinLockRelease(&e->mutex);
 		values[0] = CStringGetTextDatum(e->key.name);
-		for (int i = 0; i < 7; i++)
-			values[i + 1] = Int64GetDatum((int64) counts[i]);
+		for (int j = 0; j < 7; j++)
+			values[j + 1] = Int64GetDatum((int64) counts[j]);
 		/* whose state this is: the view matches it to the catalog */
 		values[8] = Int64GetDatum(e->layout.epoch_ms);
 		values[9] = Int32GetDatum((int32) e->layout.unit_ms);
@@ -880,7 +963,7 @@ cosid_stats(PG_FUNCTION_ARGS)
 		values[11] = Int32GetDatum(e->layout.node_bits);
 		values[12] = Int32GetDatum(e->layout.seq_bits);
 		values[13] = ObjectIdGetDatum(e->seqid);
-		if (OidIsValid(e->seqid))
+		if (!e->time_based)
 			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
 		else
 			nulls[13] = true;

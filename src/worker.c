@@ -251,8 +251,6 @@ cosid_extend_window(int64 end_ms)
 int64
 cosid_close_window(int64 start_ms, bool for_good)
 {
-	HASH_SEQ_STATUS scan;
-	CosidGenEntry *e;
 	int64		next = start_ms;
 
 	pg_atomic_write_u32(&cosid_shared->slot_state,
@@ -260,12 +258,15 @@ cosid_close_window(int64 start_ms, bool for_good)
 	pg_atomic_write_u64(&cosid_shared->window_end_ms, 0);
 	pg_memory_barrier();
 
+	/* entries freed while the server ran: the end of what they issued */
+	next = Max(next, (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
-	hash_seq_init(&scan, cosid_gen_hash);
-	while ((e = hash_seq_search(&scan)) != NULL)
+	for (int i = 0; i < cosid_max_generators; i++)
 	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+
 		SpinLockAcquire(&e->mutex);
-		if (OidIsValid(e->seqid) == false && e->state.last_unit >= 0)
+		if (e->in_use && e->time_based && e->state.last_unit >= 0)
 			next = Max(next, cosid_unit_start_ms(&e->layout, e->state.last_unit) + 1);
 		SpinLockRelease(&e->mutex);
 	}

@@ -263,31 +263,26 @@ cosid_time_next(const CosidLayout *l, const CosidClockPolicy *policy,
 size_t
 cosid_time_next_many(const CosidLayout *l, const CosidClockPolicy *policy,
 					 const CosidWindow *w, CosidTimeState *st, int64_t now_ms,
-					 size_t n, int64_t *seqs, int64_t *unit,
+					 size_t n, int64_t *first_seq, int64_t *unit,
 					 CosidNextResult *res, int64_t *wait_until_ms)
 {
 	int64_t		max_seq = cosid_layout_max_seq(l);
-	size_t		i;
+	uint64_t	room;
+	size_t		got;
 
 	if (n == 0)
 	{
 		*res = COSID_NEXT_OK;
 		return 0;
 	}
-	*res = cosid_time_next(l, policy, w, st, now_ms, unit, &seqs[0], wait_until_ms);
+	*res = cosid_time_next(l, policy, w, st, now_ms, unit, first_seq, wait_until_ms);
 	if (*res != COSID_NEXT_OK && *res != COSID_NEXT_BORROWED)
 		return 0;
 	/* the rest of the unit, as long as the sequence lasts */
-	for (i = 1; i < n; i++)
-	{
-		int64_t		next = (st->seq + 1) & max_seq;
-
-		if (next == 0)
-			break;
-		st->seq = next;
-		seqs[i] = next;
-	}
-	return i;
+	room = (uint64_t) (max_seq - *first_seq);
+	got = (uint64_t) (n - 1) < room ? n : (size_t) room + 1;
+	st->seq = *first_seq + (int64_t) (got - 1);
+	return got;
 }
 
 bool

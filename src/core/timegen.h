@@ -193,15 +193,16 @@ extern CosidNextResult cosid_time_next(const CosidLayout *l,
 									   int64_t *wait_until_ms);
 
 /*
- * Issue up to n consecutive ids of one unit into units/seqs (for bulk calls).
- * Returns how many were issued (0 when the first step did not give OK or
- * BORROWED, with *res saying why, as for cosid_time_next; n = 0 issues
- * nothing and gives OK).
+ * Reserve up to n consecutive ids of one unit (for bulk calls): their
+ * sequences are *first_seq, *first_seq + 1, ...  Returns how many (0 when the
+ * first step did not give OK or BORROWED, with *res saying why, as for
+ * cosid_time_next; n = 0 reserves nothing and gives OK).  It writes nothing
+ * per id, so a caller holding a lock writes the ids out after releasing it.
  */
 extern size_t cosid_time_next_many(const CosidLayout *l,
 								   const CosidClockPolicy *policy,
 								   const CosidWindow *w, CosidTimeState *st,
-								   int64_t now_ms, size_t n, int64_t *seqs,
+								   int64_t now_ms, size_t n, int64_t *first_seq,
 								   int64_t *unit, CosidNextResult *res,
 								   int64_t *wait_until_ms);
 

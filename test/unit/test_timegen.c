@@ -707,7 +707,7 @@ test_regress_borrow_exhausted(void **state)
 	CosidLayout l = cosid_preset_layout(COSID_PRESET_SNOWFLAKE_MS);
 	CosidTimeState st = COSID_TIME_STATE_INIT;
 	int64_t		u = 123456789;
-	int64_t		seqs[4096];
+	int64_t		first;
 	int64_t		unit;
 	int64_t		wait;
 	CosidNextResult res;
@@ -727,7 +727,7 @@ test_regress_borrow_exhausted(void **state)
 	/* the same with a full 12-bit sequence */
 	st = (CosidTimeState) COSID_TIME_STATE_INIT;
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 4096, seqs, &unit, &res,
+										  &st, T, 4096, &first, &unit, &res,
 										  &wait), 4095);
 	expect_stop(&l, &default_policy, &open_window, &st, T - 3,
 				COSID_NEXT_WAIT_CLOCK, T + 1);
@@ -878,86 +878,81 @@ test_next_many(void **state)
 {
 	CosidLayout l = cosid_preset_layout(COSID_PRESET_SNOWFLAKE_MS);
 	CosidTimeState st = COSID_TIME_STATE_INIT;
-	static int64_t seqs[10000];
+	int64_t		first = -7;
 	int64_t		unit = -7;
 	int64_t		wait = -7;
 	CosidNextResult res = COSID_NEXT_TIME_OVERFLOW;
 	CosidWindow ended = {0, T, 1000};
-	size_t		i;
 
 	(void) state;
-	for (i = 0; i < 10000; i++)
-		seqs[i] = -7;
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 10000, seqs, &unit, &res,
+										  &st, T, 10000, &first, &unit, &res,
 										  &wait), 4095);
 	assert_int_equal(res, COSID_NEXT_OK);
 	assert_int_equal(unit, 123456789);
 	assert_int_equal(wait, -7);
-	for (i = 0; i < 4095; i++)
-		assert_int_equal(seqs[i], (int64_t) i + 1);
-	assert_int_equal(seqs[4095], -7);
+	/* ids 1..4095: the first and the count say it all */
+	assert_int_equal(first, 1);
 	assert_int_equal(st.last_unit, 123456789);
 	assert_int_equal(st.seq, 4095);
 	expect_stop(&l, &default_policy, &open_window, &st, T,
 				COSID_NEXT_WAIT_SEQUENCE, T + 1);
-	seqs[0] = -7;
+	first = -7;
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 10, seqs, &unit, &res,
+										  &st, T, 10, &first, &unit, &res,
 										  &wait), 0);
 	assert_int_equal(res, COSID_NEXT_WAIT_SEQUENCE);
 	assert_int_equal(wait, T + 1);
-	assert_int_equal(seqs[0], -7);
+	assert_int_equal(first, -7);
 	assert_int_equal(st.seq, 4095);
 
 	/* n smaller than what is left */
 	st = (CosidTimeState) COSID_TIME_STATE_INIT;
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 100, seqs, &unit, &res,
+										  &st, T, 100, &first, &unit, &res,
 										  &wait), 100);
 	assert_int_equal(res, COSID_NEXT_OK);
-	assert_int_equal(seqs[0], 1);
-	assert_int_equal(seqs[99], 100);
+	assert_int_equal(first, 1);
+	assert_int_equal(first + 99, 100);
 	assert_int_equal(st.seq, 100);
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 10, seqs, &unit, &res,
+										  &st, T, 10, &first, &unit, &res,
 										  &wait), 10);
-	for (i = 0; i < 10; i++)
-		assert_int_equal(seqs[i], 101 + (int64_t) i);
+	assert_int_equal(first, 101);
 	/* the next unit carries on below the threshold */
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T + 1, 5, seqs, &unit, &res,
+										  &st, T + 1, 5, &first, &unit, &res,
 										  &wait), 5);
 	assert_int_equal(unit, 123456790);
-	assert_int_equal(seqs[0], 111);
-	assert_int_equal(seqs[4], 115);
+	assert_int_equal(first, 111);
+	assert_int_equal(first + 4, 115);
 	/* exactly what is left */
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T + 1, 4095 - 115, seqs, &unit,
+										  &st, T + 1, 4095 - 115, &first, &unit,
 										  &res, &wait), 4095 - 115);
-	assert_int_equal(seqs[4095 - 116], 4095);
+	assert_int_equal(first + 4095 - 116, 4095);
 	assert_int_equal(st.seq, 4095);
 	/* one id */
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T + 2, 1, seqs, &unit, &res,
+										  &st, T + 2, 1, &first, &unit, &res,
 										  &wait), 1);
-	assert_int_equal(seqs[0], 1);
+	assert_int_equal(first, 1);
 	assert_int_equal(unit, 123456791);
 
 	/* borrowed */
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T, 3, seqs, &unit, &res,
+										  &st, T, 3, &first, &unit, &res,
 										  &wait), 3);
 	assert_int_equal(res, COSID_NEXT_BORROWED);
 	assert_int_equal(unit, 123456791);
-	assert_int_equal(seqs[0], 2);
-	assert_int_equal(seqs[2], 4);
+	assert_int_equal(first, 2);
+	assert_int_equal(first + 2, 4);
 	assert_int_equal(st.seq, 4);
 
 	/* stopped by the window */
 	unit = -7;
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &ended,
-										  &st, T + 5, 3, seqs, &unit, &res,
+										  &st, T + 5, 3, &first, &unit, &res,
 										  &wait), 0);
 	assert_int_equal(res, COSID_NEXT_WINDOW_ENDED);
 	assert_int_equal(unit, -7);
@@ -966,7 +961,7 @@ test_next_many(void **state)
 
 	/* n = 0 issues nothing */
 	assert_int_equal(cosid_time_next_many(&l, &default_policy, &open_window,
-										  &st, T + 5, 0, seqs, &unit, &res,
+										  &st, T + 5, 0, &first, &unit, &res,
 										  &wait), 0);
 	assert_int_equal(st.last_unit, 123456791);
 	assert_int_equal(st.seq, 4);

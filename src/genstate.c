@@ -1,0 +1,687 @@
+/*
+ * genstate.c - the shared state of generators: which entry of shared memory
+ * holds which generator, the durable record of the layout each time-based
+ * name issues with, and freeing entries.
+ *
+ * Owns: cosid_gen_entries, cosid_gen_hash, retired_ms and pg_cosid/names.
+ * Must not: read the catalog (catalog.c hands it a parsed definition), or
+ * issue ids (generate.c does, under each entry's spinlock).
+ *
+ * Locking (see cosid.h): gen_hash_lock exclusive to assign or free an entry
+ * and to read or write pg_cosid/names; shared to look an entry up.  An
+ * entry's fields are read and written under its spinlock; its tag changes
+ * (under both) whenever it is freed or given to another generator.
+ *
+ * The uniqueness rule for a time-based name: the server never issues one of
+ * its ids twice, whatever was defined, dropped or restored in any database.
+ * - One entry per name serves every database, so copies of a database
+ *   draw from one sequence.
+ * - A freed entry raises retired_ms to the end of the last unit it issued;
+ *   a new entry starts above it.  Across a restart the slot window does the
+ *   same (a window starts at or after the previous durable end).
+ * - pg_cosid/names records the layout of each name before its first id.  A
+ *   name given another layout gets a floor: every id its old layout could
+ *   have issued up to now (the window end bounds what was issued), and the
+ *   new layout issues only above it, or is refused.
+ */
+#include "cosid.h"
+
+#include <unistd.h>
+
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "port/pg_crc32c.h"
+#include "storage/fd.h"
+#include "storage/shmem.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#define NAMES_DIR	"pg_cosid"
+#define NAMES_FILE	NAMES_DIR "/names"
+#define NAMES_TMP	NAMES_DIR "/names.tmp"
+#define NAMES_MAGIC 0xC051D4A3u
+#define NAMES_VERSION 1
+
+/* An entry unused this long may be freed when every entry is taken. */
+#define IDLE_MS		10000
+
+CosidGenEntry *cosid_gen_entries = NULL;
+
+/* What pg_cosid/names keeps of a time-based name (fixed size, on disk). */
+typedef struct NameRecord
+{
+	char		name[NAMEDATALEN];
+	int32		wide;			/* cosid80: ids are not bigints */
+	int32		uncertainty_bits;
+	int64		epoch_ms;
+	int64		unit_ms;
+	int32		time_bits;
+	int32		node_bits;
+	int32		seq_bits;
+	int32		pad;
+	int64		floor;			/* ids up to this one are never issued again
+								 * (-1: none) */
+} NameRecord;
+
+typedef struct NamesHeader
+{
+	uint32		magic;
+	uint32		version;
+	uint32		count;
+	pg_crc32c	crc;			/* of the records */
+} NamesHeader;
+
+/* ---------- shared memory ---------- */
+
+Size
+cosid_genstate_shmem_size(void)
+{
+	return add_size(mul_size(cosid_max_generators, sizeof(CosidGenEntry)),
+					hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)));
+}
+
+/* Called under AddinShmemInitLock. */
+void
+cosid_genstate_shmem_init(void)
+{
+	bool		found;
+	HASHCTL		info;
+
+	cosid_gen_entries = ShmemInitStruct("cosid generator entries",
+										mul_size(cosid_max_generators, sizeof(CosidGenEntry)),
+										&found);
+	if (!found)
+	{
+		memset(cosid_gen_entries, 0, mul_size(cosid_max_generators, sizeof(CosidGenEntry)));
+		for (int i = 0; i < cosid_max_generators; i++)
+			SpinLockInit(&cosid_gen_entries[i].mutex);
+	}
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(CosidGenKey);
+	info.entrysize = sizeof(CosidGenRef);
+	cosid_gen_hash = ShmemInitHash("cosid generators",
+								   cosid_max_generators, cosid_max_generators,
+								   &info, HASH_ELEM | HASH_BLOBS);
+}
+
+static void
+make_key(const CosidGenDef *def, CosidGenKey *key)
+{
+	memset(key, 0, sizeof(*key));
+	strlcpy(key->name, def->name, NAMEDATALEN);
+	if (!COSID_TIME_BASED(def->strategy))
+	{
+		key->dbid = MyDatabaseId;
+		key->seqid = def->seqid;
+		key->xmin = def->row_xmin;
+	}
+}
+
+/* ---------- pg_cosid/names ---------- */
+
+static void
+names_error(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("cosid name registry \"%s\" is damaged: %s", NAMES_FILE, what),
+			 errdetail("It records the layout each time-based generator name issued ids with on this server."),
+			 errhint("Restore it from a backup of the data directory.")));
+}
+
+/* Every record (palloc'd) and their count; none when there is no file. */
+static NameRecord *
+names_read(int *count)
+{
+	int			fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
+	NamesHeader h;
+	NameRecord *recs;
+	Size		len;
+	pg_crc32c	crc;
+
+	*count = 0;
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return NULL;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", NAMES_FILE)));
+	}
+	if (read(fd, &h, sizeof(h)) != sizeof(h))
+		names_error("short header");
+	if (h.magic != NAMES_MAGIC || h.version != NAMES_VERSION)
+		names_error("unknown format");
+	len = mul_size(h.count, sizeof(NameRecord));
+	recs = palloc(Max(len, 1));
+	if (len > 0 && read(fd, recs, len) != (ssize_t) len)
+		names_error("short file");
+	CloseTransientFile(fd);
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, recs, len);
+	FIN_CRC32C(crc);
+	if (!EQ_CRC32C(crc, h.crc))
+		names_error("checksum mismatch");
+	*count = (int) h.count;
+	return recs;
+}
+
+/* Write every record durably: temporary file, fsync, atomic rename. */
+static void
+names_write(const NameRecord *recs, int count)
+{
+	NamesHeader h;
+	Size		len = mul_size(count, sizeof(NameRecord));
+	int			fd;
+
+	if (MakePGDirectory(NAMES_DIR) != 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", NAMES_DIR)));
+	h.magic = NAMES_MAGIC;
+	h.version = NAMES_VERSION;
+	h.count = (uint32) count;
+	INIT_CRC32C(h.crc);
+	COMP_CRC32C(h.crc, recs, len);
+	FIN_CRC32C(h.crc);
+	fd = OpenTransientFile(NAMES_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", NAMES_TMP)));
+	errno = 0;
+	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
+		(len > 0 && write(fd, recs, len) != (ssize_t) len))
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", NAMES_TMP)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", NAMES_TMP)));
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", NAMES_TMP)));
+	(void) durable_rename(NAMES_TMP, NAMES_FILE, ERROR);
+}
+
+static NameRecord *
+names_find(NameRecord *recs, int count, const char *name)
+{
+	for (int i = 0; i < count; i++)
+		if (strncmp(recs[i].name, name, NAMEDATALEN) == 0)
+			return &recs[i];
+	return NULL;
+}
+
+static void
+record_set_layout(NameRecord *r, const CosidGenDef *def)
+{
+	r->wide = def->strategy == COSID_STRATEGY_COSID80;
+	r->uncertainty_bits = def->uncertainty_bits;
+	r->epoch_ms = def->layout.epoch_ms;
+	r->unit_ms = def->layout.unit_ms;
+	r->time_bits = def->layout.time_bits;
+	r->node_bits = def->layout.node_bits;
+	r->seq_bits = def->layout.seq_bits;
+}
+
+static bool
+record_same_layout(const NameRecord *r, const CosidGenDef *def)
+{
+	return r->wide == (def->strategy == COSID_STRATEGY_COSID80) &&
+		r->uncertainty_bits == def->uncertainty_bits &&
+		r->epoch_ms == def->layout.epoch_ms && r->unit_ms == def->layout.unit_ms &&
+		r->time_bits == def->layout.time_bits && r->node_bits == def->layout.node_bits &&
+		r->seq_bits == def->layout.seq_bits;
+}
+
+static CosidLayout
+record_layout(const NameRecord *r)
+{
+	CosidLayout l;
+
+	memset(&l, 0, sizeof(l));
+	l.epoch_ms = r->epoch_ms;
+	l.unit_ms = r->unit_ms;
+	l.time_bits = r->time_bits;
+	l.node_bits = r->node_bits;
+	l.seq_bits = r->seq_bits;
+	return l;
+}
+
+/*
+ * The last millisecond any id of this server may have been issued at: the
+ * durable window end (nothing is issued past it), or a little ahead of the
+ * clock while no window is open.
+ */
+static int64
+issued_bound_ms(void)
+{
+	int64		end = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
+	int64		soon = (int64) cosid_now_ms() + COSID_WINDOW_LEAD_MS;
+
+	return Max(end, soon);
+}
+
+/* The highest id a layout can have issued up to bound_ms (-1: none). */
+static int64
+max_id_until(const CosidLayout *l, int ubits, int64 bound_ms)
+{
+	int64		t = cosid_unit_of(l, bound_ms);
+	uint64		id;
+
+	if (t < 0)
+		return -1;
+	if (t > cosid_layout_max_time(l))
+		t = cosid_layout_max_time(l);
+	id = (uint64) cosid_layout_pack(l, t, (INT64CONST(1) << l->node_bits) - 1,
+									cosid_layout_max_seq(l));
+	return (int64) ((id << ubits) | ((UINT64CONST(1) << ubits) - 1));
+}
+
+/*
+ * The first unit of a layout whose ids are all above floor, or -1 when the
+ * layout has no id above it.
+ */
+static int64
+first_unit_above(const CosidLayout *l, int ubits, int64 floor)
+{
+	int64		t,
+				node,
+				seq;
+	int			bits = cosid_layout_total_bits(l);
+
+	if (floor < 0)
+		return 0;
+	if (bits < 63 && (floor >> ubits) >= (INT64CONST(1) << bits))
+		return -1;
+	cosid_layout_unpack(l, floor >> ubits, &t, &node, &seq);
+	return t + 1 > cosid_layout_max_time(l) ? -1 : t + 1;
+}
+
+static const char *
+layout_text(const CosidLayout *l, int ubits)
+{
+	return psprintf("epoch %s, unit %s, %d time, %d node, %d sequence and %d uncertainty bits",
+					timestamptz_to_str(cosid_ms_to_timestamptz(l->epoch_ms)),
+					l->unit_ms == 1 ? "ms" : "s",
+					l->time_bits, l->node_bits, l->seq_bits, ubits);
+}
+
+/*
+ * The floor a name gets when def replaces the layout in rec: every id the
+ * old layout may have issued.  Raises elevel (with errcode code) when def
+ * cannot issue above it now.
+ */
+static int64
+floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
+{
+	CosidLayout old = record_layout(rec);
+	int64		floor = Max(rec->floor, max_id_until(&old, rec->uncertainty_bits,
+													 issued_bound_ms()));
+	int64		first;
+	int64		now_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
+
+	if (rec->wide || def->strategy == COSID_STRATEGY_COSID80)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("generator \"%s\" already issued ids with another layout on this server",
+						def->name),
+				 errdetail("Its earlier layout was %s. The parts of an 80-bit id cannot be ordered across layouts, so a cosid80 name keeps its layout.",
+						   layout_text(&old, rec->uncertainty_bits)),
+				 errhint("Define it with its earlier layout, or use another name.")));
+	first = first_unit_above(&def->layout, def->uncertainty_bits, floor);
+	if (first < 0 || first > now_unit)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg("generator \"%s\" would issue ids that its name already issued on this server",
+						def->name),
+				 errdetail("With its earlier layout (%s) this server may have issued ids up to " INT64_FORMAT "; this layout's ids %s.",
+						   layout_text(&old, rec->uncertainty_bits), floor,
+						   first < 0 ? "never reach above that" :
+						   psprintf("reach above that only from %s",
+									timestamptz_to_str(cosid_ms_to_timestamptz(cosid_unit_start_ms(&def->layout, first))))),
+				 errhint("Keep the earlier layout, choose an earlier epoch, or use another name.")));
+	return floor;
+}
+
+void
+cosid_gen_check_define(const CosidGenDef *def)
+{
+	NameRecord *recs;
+	NameRecord *rec;
+	int			count;
+
+	if (!COSID_TIME_BASED(def->strategy) || cosid_shared == NULL)
+		return;
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	recs = names_read(&count);
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	rec = names_find(recs, count, def->name);
+	if (rec != NULL && !record_same_layout(rec, def))
+		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+}
+
+/*
+ * The floor of a time-based name about to get an entry: records its layout
+ * durably first if it is new or changed (caller holds gen_hash_lock
+ * exclusive).
+ */
+static int64
+name_floor(const CosidGenDef *def)
+{
+	int			count;
+	NameRecord *recs = names_read(&count);
+	NameRecord *rec = names_find(recs, count, def->name);
+	int64		floor;
+
+	if (rec != NULL && record_same_layout(rec, def))
+		return rec->floor;
+	if (rec == NULL)
+	{
+		recs = recs ? repalloc(recs, sizeof(NameRecord) * (count + 1)) :
+			palloc(sizeof(NameRecord));
+		rec = &recs[count++];
+		memset(rec, 0, sizeof(*rec));
+		strlcpy(rec->name, def->name, NAMEDATALEN);
+		floor = -1;
+	}
+	else
+		floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
+	record_set_layout(rec, def);
+	rec->floor = floor;
+	names_write(recs, count);
+	return floor;
+}
+
+/* ---------- entries ---------- */
+
+/* Free entry i (gen_hash_lock exclusive held). */
+static void
+free_entry(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+	int64		retired = 0;
+	CosidGenKey key;
+
+	SpinLockAcquire(&e->mutex);
+	key = e->key;
+	if (e->time_based && e->state.last_unit >= 0)
+		retired = cosid_unit_start_ms(&e->layout, e->state.last_unit + 1);
+	e->in_use = false;
+	e->tag++;
+	SpinLockRelease(&e->mutex);
+	if (retired > 0)
+	{
+		uint64		cur = pg_atomic_read_u64(&cosid_shared->retired_ms);
+
+		while (cur < (uint64) retired &&
+			   !pg_atomic_compare_exchange_u64(&cosid_shared->retired_ms, &cur, (uint64) retired))
+			;
+	}
+	(void) hash_search(cosid_gen_hash, &key, HASH_REMOVE, NULL);
+}
+
+/* A free entry, freeing the longest idle one if need be (lock held). */
+static int
+take_entry(void)
+{
+	int64		now = (int64) cosid_now_ms();
+	int			idle = -1;
+	int64		idle_since = PG_INT64_MAX;
+	int			time_based = 0;
+
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+		int64		used;
+
+		if (!e->in_use)
+			return i;
+		SpinLockAcquire(&e->mutex);
+		used = e->last_used_ms;
+		SpinLockRelease(&e->mutex);
+		time_based += e->time_based ? 1 : 0;
+		if (used < idle_since)
+		{
+			idle_since = used;
+			idle = i;
+		}
+	}
+	if (idle >= 0 && now - idle_since >= IDLE_MS)
+	{
+		free_entry(idle);
+		return idle;
+	}
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("too many cosid generators in use"),
+			 errdetail("All %d entries (cosid.max_generators) hold generators used in the last %d seconds: %d time-based, %d segment.",
+					   cosid_max_generators, IDLE_MS / 1000, time_based,
+					   cosid_max_generators - time_based),
+			 errhint("Raise cosid.max_generators and restart the server; the entries of dropped generators are freed when the drop commits.")));
+	return -1;					/* keep the compiler quiet */
+}
+
+/* Set up entry e for def (gen_hash_lock exclusive held). */
+static void
+init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def, int64 floor)
+{
+	int64		now = (int64) cosid_now_ms();
+
+	SpinLockAcquire(&e->mutex);
+	e->tag++;
+	e->in_use = true;
+	e->key = *key;
+	e->time_based = COSID_TIME_BASED(def->strategy);
+	e->layout = def->layout;
+	e->uncertainty_bits = def->uncertainty_bits;
+	e->seqid = def->seqid;
+	e->last_used_ms = now;
+	e->seg_next = 1;
+	e->seg_end = 0;
+	e->seg_period = 0;
+	e->pre_start = 1;
+	e->pre_end = 0;
+	e->pre_period = 0;
+	e->fetching = false;
+	e->reserve_depth = 1;
+	e->issued = e->seq_waits = e->clock_borrows = 0;
+	e->clock_waits = e->clock_failures = 0;
+	e->segment_fetches = e->segment_waits = 0;
+	if (e->time_based)
+	{
+		/*
+		 * Start as if the unit before the first one allowed were used up: no
+		 * earlier than the clock's unit (ids of it may have been issued by
+		 * an entry of this name freed in this unit), the end of what freed
+		 * entries issued, and the name's floor.
+		 */
+		int64		retired = (int64) pg_atomic_read_u64(&cosid_shared->retired_ms);
+		int64		last = cosid_unit_of(&def->layout, Max(now, retired));
+
+		if (retired > now)
+			last--;				/* retired_ms is an exclusive end */
+		if (floor >= 0 && def->strategy != COSID_STRATEGY_COSID80)
+			last = Max(last, first_unit_above(&def->layout, def->uncertainty_bits, floor) - 1);
+		e->state.last_unit = last;
+		e->state.seq = cosid_layout_max_seq(&def->layout);
+	}
+	else
+		e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
+	SpinLockRelease(&e->mutex);
+}
+
+static bool
+entry_serves(CosidGenEntry *e, const CosidGenDef *def)
+{
+	return !COSID_TIME_BASED(def->strategy) ||
+		(cosid_layout_same_ids(&e->layout, &def->layout) &&
+		 e->uncertainty_bits == def->uncertainty_bits);
+}
+
+/* The entry of key if it serves def, with its tag (lock held). */
+static CosidGenEntry *
+find_entry(const CosidGenKey *key, const CosidGenDef *def, uint64 *tag, int *index)
+{
+	CosidGenRef *ref = hash_search(cosid_gen_hash, key, HASH_FIND, NULL);
+	CosidGenEntry *e;
+	bool		serves;
+
+	*index = -1;
+	if (ref == NULL)
+		return NULL;
+	*index = ref->index;
+	e = &cosid_gen_entries[ref->index];
+	serves = entry_serves(e, def);
+	SpinLockAcquire(&e->mutex);
+	*tag = e->tag;
+	SpinLockRelease(&e->mutex);
+	return serves ? e : NULL;
+}
+
+CosidGenEntry *
+cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
+{
+	CosidGenKey key;
+	CosidGenEntry *e;
+	CosidGenRef *ref;
+	int			index;
+	int64		floor = -1;
+	bool		found;
+
+	make_key(def, &key);
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	e = find_entry(&key, def, tag, &index);
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	if (e != NULL)
+		return e;
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
+	e = find_entry(&key, def, tag, &index);
+	if (e != NULL)
+	{
+		LWLockRelease(cosid_shared->gen_hash_lock);
+		return e;
+	}
+	/* the layout is recorded (and checked) before the first id */
+	if (COSID_TIME_BASED(def->strategy))
+		floor = name_floor(def);
+	if (index >= 0)
+		free_entry(index);		/* the name's entry had another layout */
+	index = take_entry();
+	e = &cosid_gen_entries[index];
+	init_entry(e, &key, def, floor);
+	ref = hash_search(cosid_gen_hash, &key, HASH_ENTER, &found);
+	Assert(!found);
+	ref->index = index;
+	SpinLockAcquire(&e->mutex);
+	*tag = e->tag;
+	SpinLockRelease(&e->mutex);
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	return e;
+}
+
+/* ---------- entries when a drop or alter commits ---------- */
+
+/*
+ * What to do at commit with the entry of a key: free it (a drop), or move
+ * it to the new version of its catalog row (an alter of a segment
+ * generator, which keeps its segments).  In TopTransactionContext.
+ */
+typedef struct PendingChange
+{
+	CosidGenKey key;
+	bool		rekey;
+	TransactionId new_xmin;
+} PendingChange;
+
+static List *pending = NIL;
+
+static void
+add_pending(const CosidGenDef *def, bool rekey, TransactionId new_xmin)
+{
+	MemoryContext old;
+	PendingChange *p;
+
+	if (cosid_shared == NULL)
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc(sizeof(PendingChange));
+	make_key(def, &p->key);
+	p->rekey = rekey;
+	p->new_xmin = new_xmin;
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+void
+cosid_gen_release_at_commit(const CosidGenDef *def)
+{
+	add_pending(def, false, InvalidTransactionId);
+}
+
+void
+cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin)
+{
+	add_pending(def, true, new_xmin);
+}
+
+/* From the transaction callback: commit carries the changes out, abort forgets them. */
+void
+cosid_gen_at_commit(bool commit)
+{
+	ListCell   *lc;
+
+	if (pending == NIL)
+		return;
+	if (commit)
+	{
+		LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
+		foreach(lc, pending)
+		{
+			PendingChange *p = lfirst(lc);
+			CosidGenRef *ref = hash_search(cosid_gen_hash, &p->key, HASH_FIND, NULL);
+			CosidGenKey to;
+			CosidGenRef *newref;
+			CosidGenEntry *e;
+			bool		found;
+			int			index;
+
+			if (ref == NULL)
+				continue;
+			index = ref->index;
+			if (!p->rekey)
+			{
+				free_entry(index);
+				continue;
+			}
+			to = p->key;
+			to.xmin = p->new_xmin;
+			if (hash_search(cosid_gen_hash, &to, HASH_FIND, NULL) != NULL)
+			{
+				/* the new version has state already (used in this transaction) */
+				free_entry(index);
+				continue;
+			}
+			(void) hash_search(cosid_gen_hash, &p->key, HASH_REMOVE, NULL);
+			newref = hash_search(cosid_gen_hash, &to, HASH_ENTER, &found);
+			newref->index = index;
+			e = &cosid_gen_entries[index];
+			SpinLockAcquire(&e->mutex);
+			e->key = to;
+			SpinLockRelease(&e->mutex);
+		}
+		LWLockRelease(cosid_shared->gen_hash_lock);
+	}
+	/* the list lives in TopTransactionContext, freed with the transaction */
+	pending = NIL;
+}
