@@ -197,7 +197,7 @@ BEGIN
 	LOOP
 		cfg := g.config;
 		changed := false;
-		FOR i IN 0 .. pg_catalog.jsonb_array_length(cfg OPERATOR(pg_catalog.->) 'codec') - 1 LOOP
+		FOR i IN 0 .. pg_catalog.jsonb_array_length(cfg OPERATOR(pg_catalog.->) 'codec') OPERATOR(pg_catalog.-) 1 LOOP
 			item := (cfg OPERATOR(pg_catalog.->) 'codec') OPERATOR(pg_catalog.->) i;
 			CONTINUE WHEN coalesce(pg_catalog.jsonb_typeof(item OPERATOR(pg_catalog.->) 'custom')
 								   OPERATOR(pg_catalog.<>) 'object', true);

@@ -136,6 +136,20 @@ SELECT count(*) AS nothing_bad_was_stored FROM cosid.generator WHERE name = 'bad
 SELECT cosid_alter('seg', '{"step": 50}');
 SELECT seqincrement FROM pg_sequence WHERE seqrelid = (SELECT sequence FROM cosid.generator WHERE name = 'seg');
 SELECT count(*), max(x) - min(x) + 1 = count(*) AS still_dense FROM cosid_next_many('seg', 500) x;
+-- the segments fetched before an alter are still handed out after it (no gap),
+-- also after two alters in one transaction and a drop rolled back to a savepoint
+SELECT cosid_next('seg') AS before_alters \gset
+BEGIN;
+SELECT cosid_alter('seg', '{"step": 60}');
+SELECT cosid_alter('seg', '{"step": 50}');
+COMMIT;
+SELECT cosid_next('seg') = :before_alters + 1 AS no_gap_after_alters;
+BEGIN;
+SAVEPOINT s;
+SELECT cosid_drop('seg');
+ROLLBACK TO s;
+COMMIT;
+SELECT cosid_next('seg') = :before_alters + 2 AS no_gap_after_rolled_back_drop;
 SELECT pg_temp.err($$SELECT cosid_alter('seg', '{"start": 5}')$$);
 SELECT pg_temp.err($$SELECT cosid_alter('daily', '{"group": "month"}')$$);
 SELECT pg_temp.err($$SELECT cosid_alter('daily', '{"zone": "Asia/Tokyo"}')$$);

@@ -453,24 +453,11 @@ catalog_relid(void)
 	return RangeVarGetRelid(makeRangeVar("cosid", "generator", -1), NoLock, false);
 }
 
-static Oid
-rel_owner(Oid relid)
-{
-	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
-	ReleaseSysCache(tp);
-	return owner;
-}
-
 /* The owner of cosid.generator (the role that created the extension). */
 static Oid
 catalog_owner(void)
 {
-	return rel_owner(catalog_relid());
+	return cosid_rel_owner(catalog_relid());
 }
 
 /*
@@ -556,6 +543,8 @@ cosid_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB && catalog_dirty)
 		cosid_local_generation++;
+	if (event == SUBXACT_EVENT_ABORT_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
+		cosid_gen_at_subxact(event == SUBXACT_EVENT_COMMIT_SUB, mySubid, parentSubid);
 }
 
 static void
@@ -678,6 +667,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 	Datum		values[1];
 	Oid			relid;
 	char		persistence;
+	List	   *names;
 
 	if (def->adopt == NULL)
 	{
@@ -704,7 +694,12 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 
 	*owns = false;
 	/* the caller's own name lookup, as ALTER SEQUENCE would do it */
-	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(stringToQualifiedNameList(def->adopt)),
+#if PG_VERSION_NUM >= 160000
+	names = stringToQualifiedNameList(def->adopt, NULL);
+#else
+	names = stringToQualifiedNameList(def->adopt);
+#endif
+	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(names),
 									 ShareRowExclusiveLock, RVR_MISSING_OK,
 									 RangeVarCallbackOwnsRelation, NULL);
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
@@ -989,10 +984,19 @@ cosid_alter(PG_FUNCTION_ARGS)
 		CosidAsRole as;
 
 		LockRelationOid(stored.seqid, ShareRowExclusiveLock);
-		seqowner = rel_owner(stored.seqid);
-		cosid_begin_as_role(seqowner, &as);
-		alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
-		cosid_end_as_role(&as);
+		if (stored.owns_sequence)
+		{
+			/* cosid's own sequence: as the catalog's owner, who owns it */
+			seqowner = cosid_rel_owner(stored.seqid);
+			cosid_begin_as_role(seqowner, &as);
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+			cosid_end_as_role(&as);
+		}
+		else
+		{
+			/* an adopted sequence: only by whoever owns it now */
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+		}
 	}
 
 	values[0] = CStringGetTextDatum(name);

@@ -6,15 +6,19 @@
 #include "cosid.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include "datatype/timestamp.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "catalog/pg_class.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/wait_event.h"
 
 PG_MODULE_MAGIC;
@@ -274,6 +278,48 @@ cosid_end_as_role(CosidAsRole *as)
 {
 	AtEOXact_GUC(false, as->save_nestlevel);
 	SetUserIdAndSecContext(as->save_uid, as->save_ctx);
+}
+
+void
+cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len)
+{
+	int			fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", tmp)));
+	errno = 0;
+	if (write(fd, data, len) != (ssize_t) len)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", tmp)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", tmp)));
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", tmp)));
+	(void) durable_rename(tmp, path, ERROR);
+}
+
+Oid
+cosid_rel_owner(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return owner;
 }
 
 void

@@ -32,9 +32,10 @@
  *    (not to a database), so copies of a database share it.  A name's layout
  *    is recorded durably in pg_cosid/names before its first id; a name given
  *    another layout must issue above everything the old one could have
- *    issued (genstate.c).  retired_ms is the end of the last unit issued by
- *    any time-based entry that was freed (atomic max), below which a new
- *    entry never starts.
+ *    issued (genstate.c).  A freed time-based entry stays a tombstone of its
+ *    name (the name's next entry starts above it); retired_ms is the end of
+ *    the last unit issued by a tombstone whose entry went to another name
+ *    (atomic max), below which no new entry starts.
  *
  * config_generation is bumped (atomically) when a transaction that changed
  * the generator catalog commits; backends compare it with the value their
@@ -106,6 +107,8 @@ typedef struct CosidGenEntry
 	slock_t		mutex;			/* protects everything below */
 	uint64		tag;			/* changes when the entry is freed or reused */
 	bool		in_use;
+	bool		tombstone;		/* freed, time-based: keeps its name's last
+								 * unit until the entry is reused */
 	CosidGenKey key;
 	bool		time_based;
 	CosidLayout layout;			/* time-based: the layout ids are made with */
@@ -352,6 +355,10 @@ extern void cosid_gen_check_define(const CosidGenDef *def);
 extern void cosid_gen_release_at_commit(const CosidGenDef *def);
 extern void cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin);
 extern void cosid_gen_at_commit(bool commit);
+extern void cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent);
+
+/* Where the next slot window may start: see cosid_close_window(). */
+extern int64 cosid_gen_issued_bound_ms(int64 start_ms);
 
 /*
  * Become role for work done on the caller's behalf, the way core runs an
@@ -368,6 +375,10 @@ typedef struct CosidAsRole
 } CosidAsRole;
 
 extern void cosid_begin_as_role(Oid role, CosidAsRole *as);
+extern Oid	cosid_rel_owner(Oid relid);
+
+/* Write a file durably: tmp, fsync, atomic rename to path (ERROR on failure). */
+extern void cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len);
 extern void cosid_end_as_role(CosidAsRole *as);
 
 /* ---------- the slot worker (worker.c) ---------- */

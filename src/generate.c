@@ -164,6 +164,17 @@ lease_store_away(void)
 	return away;
 }
 
+/* The entry was freed or reused: attach again (entry and tag change together). */
+static void
+reattach(CosidGenCache *c)
+{
+	uint64		tag;
+	CosidGenEntry *e = cosid_gen_attach(&c->def, &tag);
+
+	c->entry = e;
+	c->entry_tag = tag;
+}
+
 /*
  * Issue up to n ids (n >= 1) of one unit: the slot they were issued under
  * in *slot, the unit in *unit, their sequences *first_seq onwards.
@@ -190,7 +201,7 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 		{
 			/* freed or given to another layout meanwhile: attach again */
 			SpinLockRelease(&e->mutex);
-			c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
+			reattach(c);
 			continue;
 		}
 		e->last_used_ms = now;
@@ -294,17 +305,11 @@ current_period(CosidGenCache *c)
 static void
 sequence_jump(Oid seqid, int64 value)
 {
-	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(seqid));
-	Oid			owner;
 	Oid			save_uid;
 	int			save_ctx;
 
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for relation %u", seqid);
-	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
-	ReleaseSysCache(tp);
 	GetUserIdAndSecContext(&save_uid, &save_ctx);
-	SetUserIdAndSecContext(owner, save_ctx | SECURITY_LOCAL_USERID_CHANGE);
+	SetUserIdAndSecContext(cosid_rel_owner(seqid), save_ctx | SECURITY_LOCAL_USERID_CHANGE);
 	DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(seqid), Int64GetDatum(value),
 						BoolGetDatum(true));
 	SetUserIdAndSecContext(save_uid, save_ctx);
@@ -420,6 +425,7 @@ fetch_segment(CosidGenCache *c, int64 period)
 		return;
 	}
 	e->fetching = false;
+	e->last_used_ms = (int64) cosid_now_ms();
 	if (start <= Max(e->seg_end, e->pre_end))
 	{
 		SpinLockRelease(&e->mutex);
@@ -460,6 +466,14 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 	size_t		got = 0;
 	bool		counted_wait = false;
 	int			spins = 0;
+	static bool exit_callback = false;
+
+	/* a backend that exits while fetching clears its flag (not in a spinlock) */
+	if (unlikely(!exit_callback))
+	{
+		before_shmem_exit(clear_fetching_at_exit, (Datum) 0);
+		exit_callback = true;
+	}
 
 	for (;;)
 	{
@@ -473,11 +487,13 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		{
 			/* freed meanwhile (dropped or altered): attach again */
 			SpinLockRelease(&e->mutex);
-			c->entry = e = cosid_gen_attach(&c->def, &c->entry_tag);
+			reattach(c);
+			e = c->entry;
 			continue;
 		}
 		/* the statement's start: no clock read on this path */
-		e->last_used_ms = cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp());
+		e->last_used_ms = Max(e->last_used_ms,
+							  cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp()));
 		if (period > e->seg_period)
 		{
 			/* a new period: what is left of the old one is not handed out */
@@ -505,13 +521,6 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			(e->pre_start > e->pre_end ? 0 : e->pre_end - e->pre_start + 1) <
 			c->def.step * e->reserve_depth)
 		{
-			static bool exit_callback = false;
-
-			if (!exit_callback)
-			{
-				before_shmem_exit(clear_fetching_at_exit, (Datum) 0);
-				exit_callback = true;
-			}
 			e->fetching = true;
 			fetch_entry = e;
 			fetch_tag = e->tag;

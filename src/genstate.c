@@ -16,8 +16,9 @@
  * its ids twice, whatever was defined, dropped or restored in any database.
  * - One entry per name serves every database, so copies of a database
  *   draw from one sequence.
- * - A freed entry raises retired_ms to the end of the last unit it issued;
- *   a new entry starts above it.  Across a restart the slot window does the
+ * - A freed entry stays as a tombstone of its name, so the name's next
+ *   entry starts above what it issued; a tombstone reused for another name
+ *   raises retired_ms, above which every new entry starts.  Across a restart the slot window does the
  *   same (a window starts at or after the previous durable end).
  * - pg_cosid/names records the layout of each name before its first id.  A
  *   name given another layout gets a floor: every id its old layout could
@@ -173,7 +174,7 @@ names_write(const NameRecord *recs, int count)
 {
 	NamesHeader h;
 	Size		len = mul_size(count, sizeof(NameRecord));
-	int			fd;
+	char	   *buf;
 
 	if (MakePGDirectory(NAMES_DIR) != 0 && errno != EEXIST)
 		ereport(ERROR,
@@ -185,30 +186,12 @@ names_write(const NameRecord *recs, int count)
 	INIT_CRC32C(h.crc);
 	COMP_CRC32C(h.crc, recs, len);
 	FIN_CRC32C(h.crc);
-	fd = OpenTransientFile(NAMES_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create file \"%s\": %m", NAMES_TMP)));
-	errno = 0;
-	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
-		(len > 0 && write(fd, recs, len) != (ssize_t) len))
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", NAMES_TMP)));
-	}
-	if (pg_fsync(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync file \"%s\": %m", NAMES_TMP)));
-	if (CloseTransientFile(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not close file \"%s\": %m", NAMES_TMP)));
-	(void) durable_rename(NAMES_TMP, NAMES_FILE, ERROR);
+	buf = palloc(sizeof(h) + len);
+	memcpy(buf, &h, sizeof(h));
+	if (len > 0)
+		memcpy(buf + sizeof(h), recs, len);
+	cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, sizeof(h) + len);
+	pfree(buf);
 }
 
 static NameRecord *
@@ -324,10 +307,24 @@ static int64
 floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 {
 	CosidLayout old = record_layout(rec);
-	int64		floor = Max(rec->floor, max_id_until(&old, rec->uncertainty_bits,
-													 issued_bound_ms()));
+	int64		floor;
 	int64		first;
 	int64		now_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
+
+	/*
+	 * Switching for real (at issue): the bound on what the old layout issued
+	 * is the durable window end, so there must be one.  (Before it opens the
+	 * clock may be behind an earlier run's end.)
+	 */
+	if (code == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
+		pg_atomic_read_u64(&cosid_shared->window_end_ms) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("generator \"%s\" cannot take its new layout before this server's slot window is open",
+						def->name),
+				 errhint("Ids are issued as soon as the cosid slot worker has opened a window.")));
+
+	floor = Max(rec->floor, max_id_until(&old, rec->uncertainty_bits, issued_bound_ms()));
 
 	if (rec->wide || def->strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
@@ -338,6 +335,9 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						   layout_text(&old, rec->uncertainty_bits)),
 				 errhint("Define it with its earlier layout, or use another name.")));
 	first = first_unit_above(&def->layout, def->uncertainty_bits, floor);
+	/* past the end of timestamps (a seconds unit with many time bits): never */
+	if (first > (PG_INT64_MAX / 1000 - def->layout.epoch_ms) / def->layout.unit_ms / 1000)
+		first = -1;
 	if (first < 0 || first > now_unit)
 		ereport(ERROR,
 				(errcode(code),
@@ -403,39 +403,83 @@ name_floor(const CosidGenDef *def)
 
 /* ---------- entries ---------- */
 
-/* Free entry i (gen_hash_lock exclusive held). */
+/* The end (exclusive, Unix ms) of the last unit a time-based entry issued. */
+static int64
+issued_end_ms(const CosidGenEntry *e)
+{
+	return e->state.last_unit >= 0 ?
+		cosid_unit_start_ms(&e->layout, e->state.last_unit + 1) : 0;
+}
+
+/*
+ * Free entry i (gen_hash_lock exclusive held).  A time-based entry stays as a
+ * tombstone of its name: what it issued bounds where the name's next entry
+ * starts, with no effect on other names.
+ */
 static void
 free_entry(int i)
 {
 	CosidGenEntry *e = &cosid_gen_entries[i];
-	int64		retired = 0;
 	CosidGenKey key;
 
 	SpinLockAcquire(&e->mutex);
 	key = e->key;
-	if (e->time_based && e->state.last_unit >= 0)
-		retired = cosid_unit_start_ms(&e->layout, e->state.last_unit + 1);
 	e->in_use = false;
+	e->tombstone = e->time_based && e->state.last_unit >= 0;
 	e->tag++;
 	SpinLockRelease(&e->mutex);
-	if (retired > 0)
-	{
-		uint64		cur = pg_atomic_read_u64(&cosid_shared->retired_ms);
-
-		while (cur < (uint64) retired &&
-			   !pg_atomic_compare_exchange_u64(&cosid_shared->retired_ms, &cur, (uint64) retired))
-			;
-	}
 	(void) hash_search(cosid_gen_hash, &key, HASH_REMOVE, NULL);
 }
 
-/* A free entry, freeing the longest idle one if need be (lock held). */
+/*
+ * Reuse entry i for another name (lock held): a tombstone's end goes into
+ * retired_ms, below which no new time-based entry starts.
+ */
+static void
+clear_tombstone(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+	int64		end;
+	uint64		cur;
+
+	if (!e->tombstone)
+		return;
+	SpinLockAcquire(&e->mutex);
+	end = issued_end_ms(e);
+	e->tombstone = false;
+	SpinLockRelease(&e->mutex);
+	cur = pg_atomic_read_u64(&cosid_shared->retired_ms);
+	while (cur < (uint64) end &&
+		   !pg_atomic_compare_exchange_u64(&cosid_shared->retired_ms, &cur, (uint64) end))
+		;
+}
+
+/* The tombstone of a time-based name, or -1 (lock held). */
+static int
+find_tombstone(const char *name)
+{
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+
+		if (e->tombstone && strncmp(e->key.name, name, NAMEDATALEN) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * An entry to use (lock held): one never used, else the oldest tombstone,
+ * else the longest idle one.
+ */
 static int
 take_entry(void)
 {
 	int64		now = (int64) cosid_now_ms();
 	int			idle = -1;
 	int64		idle_since = PG_INT64_MAX;
+	int			tomb = -1;
+	int64		tomb_since = PG_INT64_MAX;
 	int			time_based = 0;
 
 	for (int i = 0; i < cosid_max_generators; i++)
@@ -443,11 +487,20 @@ take_entry(void)
 		CosidGenEntry *e = &cosid_gen_entries[i];
 		int64		used;
 
-		if (!e->in_use)
-			return i;
 		SpinLockAcquire(&e->mutex);
 		used = e->last_used_ms;
 		SpinLockRelease(&e->mutex);
+		if (!e->in_use)
+		{
+			if (!e->tombstone)
+				return i;
+			if (used < tomb_since)
+			{
+				tomb_since = used;
+				tomb = i;
+			}
+			continue;
+		}
 		time_based += e->time_based ? 1 : 0;
 		if (used < idle_since)
 		{
@@ -455,10 +508,15 @@ take_entry(void)
 			idle = i;
 		}
 	}
-	if (idle >= 0 && now - idle_since >= IDLE_MS)
+	if (tomb < 0 && idle >= 0 && now - idle_since >= IDLE_MS)
 	{
 		free_entry(idle);
-		return idle;
+		tomb = idle;
+	}
+	if (tomb >= 0)
+	{
+		clear_tombstone(tomb);
+		return tomb;
 	}
 	LWLockRelease(cosid_shared->gen_hash_lock);
 	ereport(ERROR,
@@ -471,15 +529,20 @@ take_entry(void)
 	return -1;					/* keep the compiler quiet */
 }
 
-/* Set up entry e for def (gen_hash_lock exclusive held). */
+/*
+ * Set up entry e for def (gen_hash_lock exclusive held).  name_end_ms: the
+ * end of what the name's tombstone issued (0: none).
+ */
 static void
-init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def, int64 floor)
+init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
+		   int64 floor, int64 name_end_ms)
 {
 	int64		now = (int64) cosid_now_ms();
 
 	SpinLockAcquire(&e->mutex);
 	e->tag++;
 	e->in_use = true;
+	e->tombstone = false;
 	e->key = *key;
 	e->time_based = COSID_TIME_BASED(def->strategy);
 	e->layout = def->layout;
@@ -501,15 +564,17 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def, int
 	{
 		/*
 		 * Start as if the unit before the first one allowed were used up: no
-		 * earlier than the clock's unit (ids of it may have been issued by
-		 * an entry of this name freed in this unit), the end of what freed
-		 * entries issued, and the name's floor.
+		 * earlier than the clock's unit (ids of it may have been issued by an
+		 * earlier entry of this name), the end of what the name's earlier
+		 * entry issued, the end of what reused entries issued, and the
+		 * name's floor.
 		 */
-		int64		retired = (int64) pg_atomic_read_u64(&cosid_shared->retired_ms);
-		int64		last = cosid_unit_of(&def->layout, Max(now, retired));
+		int64		end = Max(name_end_ms,
+							  (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
+		int64		last = cosid_unit_of(&def->layout, Max(now, end));
 
-		if (retired > now)
-			last--;				/* retired_ms is an exclusive end */
+		if (end > now)
+			last--;				/* an exclusive end: its unit is free */
 		if (floor >= 0 && def->strategy != COSID_STRATEGY_COSID80)
 			last = Max(last, first_unit_above(&def->layout, def->uncertainty_bits, floor) - 1);
 		e->state.last_unit = last;
@@ -534,20 +599,24 @@ find_entry(const CosidGenKey *key, const CosidGenDef *def, uint64 *tag, int *ind
 {
 	CosidGenRef *ref = hash_search(cosid_gen_hash, key, HASH_FIND, NULL);
 	CosidGenEntry *e;
-	bool		serves;
 
 	*index = -1;
 	if (ref == NULL)
 		return NULL;
 	*index = ref->index;
 	e = &cosid_gen_entries[ref->index];
-	serves = entry_serves(e, def);
+	if (!entry_serves(e, def))
+		return NULL;
 	SpinLockAcquire(&e->mutex);
 	*tag = e->tag;
 	SpinLockRelease(&e->mutex);
-	return serves ? e : NULL;
+	return e;
 }
 
+/*
+ * *tag is written only on success: a caller that keeps its old entry after
+ * an error must still see that entry's tag change.
+ */
 CosidGenEntry *
 cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 {
@@ -555,21 +624,28 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	CosidGenEntry *e;
 	CosidGenRef *ref;
 	int			index;
+	int			tomb = -1;
 	int64		floor = -1;
+	int64		name_end = 0;
+	uint64		t = 0;
 	bool		found;
 
 	make_key(def, &key);
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
-	e = find_entry(&key, def, tag, &index);
+	e = find_entry(&key, def, &t, &index);
 	LWLockRelease(cosid_shared->gen_hash_lock);
 	if (e != NULL)
+	{
+		*tag = t;
 		return e;
+	}
 
 	LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
-	e = find_entry(&key, def, tag, &index);
+	e = find_entry(&key, def, &t, &index);
 	if (e != NULL)
 	{
 		LWLockRelease(cosid_shared->gen_hash_lock);
+		*tag = t;
 		return e;
 	}
 	/* the layout is recorded (and checked) before the first id */
@@ -577,17 +653,56 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 		floor = name_floor(def);
 	if (index >= 0)
 		free_entry(index);		/* the name's entry had another layout */
-	index = take_entry();
+	if (COSID_TIME_BASED(def->strategy))
+		tomb = find_tombstone(def->name);
+	if (tomb >= 0)
+	{
+		index = tomb;
+		e = &cosid_gen_entries[index];
+		SpinLockAcquire(&e->mutex);
+		name_end = issued_end_ms(e);
+		e->tombstone = false;
+		SpinLockRelease(&e->mutex);
+	}
+	else
+		index = take_entry();
 	e = &cosid_gen_entries[index];
-	init_entry(e, &key, def, floor);
+	init_entry(e, &key, def, floor, name_end);
 	ref = hash_search(cosid_gen_hash, &key, HASH_ENTER, &found);
 	Assert(!found);
 	ref->index = index;
 	SpinLockAcquire(&e->mutex);
-	*tag = e->tag;
+	t = e->tag;
 	SpinLockRelease(&e->mutex);
 	LWLockRelease(cosid_shared->gen_hash_lock);
+	*tag = t;
 	return e;
+}
+
+/*
+ * Where the next window may start (close_window): after the start of the
+ * last unit any time-based entry issued, tombstones included, and after
+ * what reused entries issued.  Caller holds no lock.
+ */
+int64
+cosid_gen_issued_bound_ms(int64 start_ms)
+{
+	int64		next = start_ms;
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+
+		SpinLockAcquire(&e->mutex);
+		if ((e->in_use || e->tombstone) && e->time_based && e->state.last_unit >= 0)
+			next = Max(next, cosid_unit_start_ms(&e->layout, e->state.last_unit) + 1);
+		SpinLockRelease(&e->mutex);
+	}
+	/* read under the lock: entries are reused only under it, exclusive */
+	next = Max(next, (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	return next;
 }
 
 /* ---------- entries when a drop or alter commits ---------- */
@@ -602,6 +717,7 @@ typedef struct PendingChange
 	CosidGenKey key;
 	bool		rekey;
 	TransactionId new_xmin;
+	SubTransactionId subid;		/* made in this subtransaction */
 } PendingChange;
 
 static List *pending = NIL;
@@ -619,7 +735,12 @@ add_pending(const CosidGenDef *def, bool rekey, TransactionId new_xmin)
 	make_key(def, &p->key);
 	p->rekey = rekey;
 	p->new_xmin = new_xmin;
-	pending = lappend(pending, p);
+	p->subid = GetCurrentSubTransactionId();
+	/* a second alter in one transaction: the row keeps its xmin */
+	if (rekey && p->key.xmin == new_xmin)
+		pfree(p);
+	else
+		pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
 }
 
@@ -633,6 +754,25 @@ void
 cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin)
 {
 	add_pending(def, true, new_xmin);
+}
+
+/* A subtransaction ends: its changes go to its parent, or are forgotten. */
+void
+cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending)
+	{
+		PendingChange *p = lfirst(lc);
+
+		if (p->subid != sub)
+			continue;
+		if (commit)
+			p->subid = parent;
+		else
+			pending = foreach_delete_current(pending, lc);
+	}
 }
 
 /* From the transaction callback: commit carries the changes out, abort forgets them. */

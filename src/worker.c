@@ -151,33 +151,10 @@ write_record(const SlotRecord *rec)
 {
 	char		buf[256];
 	int			len;
-	int			fd;
 
 	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\n",
 				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0);
-	fd = OpenTransientFile(STATE_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create file \"%s\": %m", STATE_TMP)));
-	errno = 0;
-	if (write(fd, buf, len) != len)
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", STATE_TMP)));
-	}
-	if (pg_fsync(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync file \"%s\": %m", STATE_TMP)));
-	if (CloseTransientFile(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not close file \"%s\": %m", STATE_TMP)));
-	(void) durable_rename(STATE_TMP, STATE_FILE, ERROR);
+	cosid_write_durably(STATE_FILE, STATE_TMP, buf, len);
 }
 
 static void
@@ -251,27 +228,11 @@ cosid_extend_window(int64 end_ms)
 int64
 cosid_close_window(int64 start_ms, bool for_good)
 {
-	int64		next = start_ms;
-
 	pg_atomic_write_u32(&cosid_shared->slot_state,
 						for_good ? COSID_SLOT_CLOSED : COSID_SLOT_STARTING);
 	pg_atomic_write_u64(&cosid_shared->window_end_ms, 0);
 	pg_memory_barrier();
-
-	/* entries freed while the server ran: the end of what they issued */
-	next = Max(next, (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
-	for (int i = 0; i < cosid_max_generators; i++)
-	{
-		CosidGenEntry *e = &cosid_gen_entries[i];
-
-		SpinLockAcquire(&e->mutex);
-		if (e->in_use && e->time_based && e->state.last_unit >= 0)
-			next = Max(next, cosid_unit_start_ms(&e->layout, e->state.last_unit) + 1);
-		SpinLockRelease(&e->mutex);
-	}
-	LWLockRelease(cosid_shared->gen_hash_lock);
-	return next;
+	return cosid_gen_issued_bound_ms(start_ms);
 }
 
 static void
