@@ -22,7 +22,7 @@ $node->safe_psql('postgres', q{
 
 my $clients = 4;
 my $per_tx = 2000;
-my $tx = 50;    # per client: 100k ids
+my $tx = 100;    # per client: 200k ids (time for the fifth session to start among them)
 my $script = $node->basedir . '/next.sql';
 PostgreSQL::Test::Utils::append_to_file($script, qq{
 INSERT INTO made SELECT :client_id, nextval('call_order'), cosid_next('g') FROM generate_series(1, $per_tx);
