@@ -226,3 +226,20 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- 1.1 refuses to adopt an unlogged sequence (a crash resets it, so its numbers
+-- would be issued again); say which generators 1.0 let adopt one.
+DO $$
+DECLARE
+	g record;
+BEGIN
+	FOR g IN SELECT r.name, c.relname FROM cosid.generator r
+			 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.sequence::pg_catalog.oid
+			 WHERE c.relpersistence OPERATOR(pg_catalog.<>) 'p'
+	LOOP
+		RAISE WARNING 'cosid generator "%" is backed by sequence "%", which is not logged', g.name, g.relname
+			USING DETAIL = 'A crash resets an unlogged sequence, so the generator could issue its numbers again.',
+				  HINT = 'Make it logged with ALTER SEQUENCE ... SET LOGGED.';
+	END LOOP;
+END
+$$;
