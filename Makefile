@@ -9,7 +9,7 @@ MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
 OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
-	src/codec.o src/genstate.o src/worker.o src/lease.o $(CORE_OBJS)
+	src/codec.o src/genstate.o src/wal.o src/worker.o src/lease.o $(CORE_OBJS)
 PG_CPPFLAGS = -I$(srcdir)/src -I$(shell $(PG_CONFIG) --includedir)
 # the slot worker talks to the lease store with libpq
 SHLIB_LINK = -lpq

@@ -33,6 +33,7 @@ char	   *cosid_debug_now = NULL;
 char	   *cosid_lease_store = NULL;
 int			cosid_lease_ttl = 60;
 char	   *cosid_instance_id = NULL;
+bool		cosid_promote_above_replayed = false;
 
 CosidShared *cosid_shared = NULL;
 HTAB	   *cosid_gen_hash = NULL;
@@ -118,6 +119,13 @@ define_settings(void)
 							   "",
 							   PGC_POSTMASTER, 0,
 							   NULL, NULL, NULL);
+	DefineCustomBoolVariable("cosid.promote_above_replayed",
+							 "Lease mode: when promoted, start the window above the window ends replayed from the WAL.",
+							 "The new primary's ids then sort above the old primary's, at the cost of waiting for a clock that is behind.",
+							 &cosid_promote_above_replayed,
+							 false,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
 	DefineCustomStringVariable("cosid.debug_now",
 							   "For tests: the time segment generators take their period from.",
 							   "Empty (the default) means the clock.",
@@ -169,6 +177,8 @@ cosid_shmem_startup(void)
 		pg_atomic_init_u64(&cosid_shared->window_end_ms, 0);
 		pg_atomic_init_u32(&cosid_shared->slot_state, COSID_SLOT_STARTING);
 		pg_atomic_init_u64(&cosid_shared->window_renewals, 0);
+		pg_atomic_init_u32(&cosid_shared->window_wanted, 0);
+		cosid_shared->worker_latch = NULL;
 		pg_atomic_init_u64(&cosid_shared->config_generation, 1);
 		cosid_shared->slot = -1;
 		cosid_shared->gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
@@ -213,6 +223,8 @@ _PG_init(void)
 		return;
 	}
 	define_settings();
+	/* the window's WAL records are replayed by whoever reads this WAL */
+	cosid_wal_init();
 	if (IsBinaryUpgrade)
 		return;
 

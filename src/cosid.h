@@ -53,6 +53,7 @@
 #include "fmgr.h"
 #include "pgtime.h"
 #include "port/atomics.h"
+#include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 #include "utils/hsearch.h"
@@ -72,11 +73,20 @@ extern char *cosid_debug_now;
 extern char *cosid_lease_store;
 extern int	cosid_lease_ttl;
 extern char *cosid_instance_id;
+extern bool cosid_promote_above_replayed;
 
 /* How far ahead of the clock the worker keeps the window end, and when it
  * extends it (ms). */
 #define COSID_WINDOW_LEAD_MS	1000
 #define COSID_WINDOW_RENEW_MS	700
+
+/*
+ * The worker extends the window while ids are being issued (or were in the
+ * last COSID_WINDOW_IDLE_MS); an idle server lets it lapse, so it writes no
+ * WAL, and the first call after that asks the worker (window_wanted and its
+ * latch) and waits a moment for a new end.
+ */
+#define COSID_WINDOW_IDLE_MS	60000
 
 /* ---------- shared memory ---------- */
 
@@ -84,7 +94,9 @@ typedef enum CosidSlotState
 {
 	COSID_SLOT_STARTING = 0,	/* no window yet */
 	COSID_SLOT_ACTIVE,			/* window open */
-	COSID_SLOT_CLOSED			/* shutting down: window closed for good */
+	COSID_SLOT_CLOSED,			/* shutting down: window closed for good */
+	COSID_SLOT_RECOVERY			/* manual slot, server in recovery: no window
+								 * until it ends (promotion) */
 } CosidSlotState;
 
 /*
@@ -153,6 +165,8 @@ typedef struct CosidShared
 	pg_atomic_uint32 slot_state;	/* CosidSlotState, worker only */
 	int			slot;			/* set once by the worker before ACTIVE */
 	pg_atomic_uint64 window_renewals;	/* durable window extensions */
+	pg_atomic_uint32 window_wanted;	/* a backend found the window lapsed */
+	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
 
 	pg_atomic_uint64 config_generation;
 
@@ -357,6 +371,9 @@ extern void cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_
 extern void cosid_gen_at_commit(bool commit);
 extern void cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent);
 
+/* Ids issued by every entry in use (for telling whether the window is used). */
+extern uint64 cosid_gen_issued_total(void);
+
 /* Where the next slot window may start: see cosid_close_window(). */
 extern int64 cosid_gen_issued_bound_ms(int64 start_ms);
 
@@ -381,6 +398,22 @@ extern Oid	cosid_rel_owner(Oid relid);
 extern void cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len);
 extern void cosid_end_as_role(CosidAsRole *as);
 
+/* ---------- the window in the WAL (wal.c) ---------- */
+
+/* The custom WAL resource manager's id (see README, "Replicas and failover"). */
+#define COSID_RMGR_ID	199
+
+extern void cosid_wal_init(void);
+
+/* Write a slot's new window end to the WAL and flush it (not in recovery). */
+extern void cosid_wal_log_window(int slot, int64 end_ms);
+
+/*
+ * The highest window end replayed from the WAL for a slot of a namespace
+ * (slot -1: any slot), 0 if none.
+ */
+extern int64 cosid_wal_replayed_end(int slot, const char *namespace);
+
 /* ---------- the slot worker (worker.c) ---------- */
 
 extern void cosid_register_worker(void);
@@ -395,6 +428,10 @@ extern void cosid_worker_reload(void);
 extern void cosid_worker_sleep(int ms);
 extern void cosid_open_window(int slot, int64 start_ms, int64 end_ms);
 extern void cosid_extend_window(int64 end_ms);
+extern void cosid_raise_window_start(int64 start_ms);
+extern bool cosid_wait_for_recovery_end(void);
+extern bool cosid_window_in_demand(void);
+extern void cosid_request_window(void);
 extern int64 cosid_close_window(int64 start_ms, bool for_good);
 
 /* lease mode (lease.c) */

@@ -117,6 +117,14 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 									   cosid_slot_setting),
 							 errhint("Check the server log for messages from the cosid slot worker.")));
 					break;
+				case COSID_SLOT_RECOVERY:
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("this server is in recovery: its manual slot %d issues no ids until it is promoted",
+									cosid_manual_slot()),
+							 errdetail("A standby's manual slot is its primary's; the primary's window ends are replayed from the WAL."),
+							 errhint("To issue time-based ids on a standby, lease a slot of its own (cosid.slot = 'lease'); or promote it.")));
+					break;
 				case COSID_SLOT_CLOSED:
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -257,9 +265,19 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 				cosid_wait_until_ms(wait_until);
 				break;
 			case COSID_NEXT_WINDOW_ENDED:
-				/* the worker may be about to open or extend it */
+				/*
+				 * A standby with a manual slot: no window until promotion
+				 * (once recovery has ended, the worker opens one in a moment).
+				 */
+				if (pg_atomic_read_u32(&cosid_shared->slot_state) == COSID_SLOT_RECOVERY &&
+					RecoveryInProgress())
+					report_stop(c, r, 0);
+				/* the worker may be about to open or extend it: ask it */
 				if (window_wait_since < 0)
+				{
 					window_wait_since = now;
+					cosid_request_window();
+				}
 				if (now - window_wait_since >= WINDOW_GRACE_MS ||
 					pg_atomic_read_u32(&cosid_shared->slot_state) == COSID_SLOT_CLOSED ||
 					lease_store_away())
@@ -1018,7 +1036,8 @@ cosid_slot(PG_FUNCTION_ARGS)
 		values[1] = Int32GetDatum(lease ? cosid_shared->slot : cosid_manual_slot());
 	values[2] = CStringGetTextDatum(cosid_namespace);
 	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
-									state == COSID_SLOT_CLOSED ? "closed" : "starting");
+									state == COSID_SLOT_CLOSED ? "closed" :
+									state == COSID_SLOT_RECOVERY ? "recovery" : "starting");
 	/* a start of 0: no earlier window bounds this one */
 	nulls[4] = state != COSID_SLOT_ACTIVE || start == 0;
 	nulls[5] = state != COSID_SLOT_ACTIVE || end == 0;

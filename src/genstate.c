@@ -679,6 +679,26 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	return e;
 }
 
+uint64
+cosid_gen_issued_total(void)
+{
+	uint64		total = 0;
+
+	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+
+		if (!e->in_use)
+			continue;
+		SpinLockAcquire(&e->mutex);
+		total += e->issued;
+		SpinLockRelease(&e->mutex);
+	}
+	LWLockRelease(cosid_shared->gen_hash_lock);
+	return total;
+}
+
 /*
  * Where the next window may start (close_window): after the start of the
  * last unit any time-based entry issued, tombstones included, and after

@@ -246,6 +246,8 @@ cosid_lease_main(void)
 	char		ttl[32];
 	char		slot_bits[16];
 	bool		lost;
+	bool		extend;
+	bool		in_recovery = RecoveryInProgress();
 
 	compute_instance_id();
 	SpinLockAcquire(&cosid_shared->lease_lock);
@@ -279,6 +281,29 @@ cosid_lease_main(void)
 			}
 			set_store_state(true, NULL);
 			backoff = BACKOFF_MIN_MS;
+		}
+
+		/*
+		 * Promoted: with cosid.promote_above_replayed, ids sort above the old
+		 * primary's, whose window ends were replayed from its WAL.
+		 */
+		if (in_recovery && !RecoveryInProgress())
+		{
+			in_recovery = false;
+			if (cosid_promote_above_replayed)
+			{
+				int64		replayed = cosid_wal_replayed_end(-1, cosid_namespace);
+
+				if (replayed > start)
+				{
+					start = replayed;
+					if (end > 0)
+						cosid_raise_window_start(start);
+					ereport(LOG,
+							(errmsg("cosid slot worker: promoted, the window now starts at %s, above the window ends replayed from the WAL",
+									timestamptz_to_str(cosid_ms_to_timestamptz(start)))));
+				}
+			}
 		}
 
 		now = (int64) cosid_now_ms();
@@ -321,10 +346,12 @@ cosid_lease_main(void)
 		 * the window needs no extending (it can start far ahead of the clock,
 		 * after a holder whose clock was ahead): the same end, never lower.
 		 */
-		if (end - now < COSID_WINDOW_RENEW_MS ||
-			now - renewed >= (int64) cosid_lease_ttl * 1000 / 3)
+		extend = end == 0 ||
+			(cosid_window_in_demand() && end - now < COSID_WINDOW_RENEW_MS);
+		if (extend || now - renewed >= (int64) cosid_lease_ttl * 1000 / 3)
 		{
-			int64		new_end = Max(Max(now, start) + COSID_WINDOW_LEAD_MS, end);
+			int64		new_end = extend ?
+				Max(Max(now, start) + COSID_WINDOW_LEAD_MS, end) : end;
 			char		slot_s[16];
 			char		end_s[32];
 			const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
@@ -336,6 +363,9 @@ cosid_lease_main(void)
 			if (res != NULL)
 			{
 				PQclear(res);
+				/* on a primary, the WAL carries the end too (see wal.c) */
+				if (new_end > end && !RecoveryInProgress())
+					cosid_wal_log_window(slot, new_end);
 				if (end == 0)
 					cosid_open_window(slot, start, new_end);
 				else if (new_end > end)

@@ -20,6 +20,7 @@
 
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -225,6 +226,46 @@ cosid_extend_window(int64 end_ms)
  * where the next one may start: after the start of the last unit any
  * generator issued, and never before this window's start.
  */
+/*
+ * Whether the window should be kept ahead of the clock: ids were issued in
+ * the last COSID_WINDOW_IDLE_MS (or the window opened that recently), or a
+ * backend found it lapsed and asked.  Call it once per turn of the loop.
+ */
+bool
+cosid_window_in_demand(void)
+{
+	static uint64 last_total = 0;
+	static int64 last_use = -1;
+	int64		now = (int64) cosid_now_ms();
+	uint64		total = cosid_gen_issued_total();
+
+	if (last_use < 0 || total != last_total)
+		last_use = now;
+	last_total = total;
+	if (pg_atomic_exchange_u32(&cosid_shared->window_wanted, 0) != 0)
+		last_use = now;
+	return now - last_use < COSID_WINDOW_IDLE_MS;
+}
+
+/* A backend found the window lapsed: ask the worker for a new end now. */
+void
+cosid_request_window(void)
+{
+	Latch	   *latch = cosid_shared->worker_latch;
+
+	pg_atomic_write_u32(&cosid_shared->window_wanted, 1);
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
+/* A later start for the open window (lease mode, promoted): atomic. */
+void
+cosid_raise_window_start(int64 start_ms)
+{
+	if ((int64) pg_atomic_read_u64(&cosid_shared->window_start_ms) < start_ms)
+		pg_atomic_write_u64(&cosid_shared->window_start_ms, (uint64) start_ms);
+}
+
 int64
 cosid_close_window(int64 start_ms, bool for_good)
 {
@@ -233,6 +274,48 @@ cosid_close_window(int64 start_ms, bool for_good)
 	pg_atomic_write_u64(&cosid_shared->window_end_ms, 0);
 	pg_memory_barrier();
 	return cosid_gen_issued_bound_ms(start_ms);
+}
+
+/*
+ * Manual mode has no window while the server is in recovery (a standby, or
+ * crash or point-in-time recovery): the slot is the primary's, and the
+ * window ends replayed from its WAL are known only when recovery is over.
+ * False if asked to stop meanwhile.
+ */
+bool
+cosid_wait_for_recovery_end(void)
+{
+	if (!RecoveryInProgress())
+		return true;
+	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_RECOVERY);
+	for (int turn = 0; RecoveryInProgress(); turn++)
+	{
+		if (turn == 200)		/* a second: a standby, or a long recovery */
+			ereport(LOG,
+					(errmsg("cosid slot worker waits for the end of recovery before it opens a window for slot %d",
+							cosid_manual_slot()),
+					 errdetail("A manual slot issues no ids on a standby; its window starts above the window ends replayed from the WAL.")));
+		/*
+		 * Crash recovery and a clean start are over in moments: look often
+		 * at first, so the window opens as the server starts accepting
+		 * connections; a standby waits long, so look less often later.
+		 */
+		cosid_worker_sleep(turn < 1000 ? 5 : 100);
+		if (cosid_worker_stopping())
+			return false;
+		cosid_worker_reload();
+	}
+	pg_atomic_write_u32(&cosid_shared->slot_state, COSID_SLOT_STARTING);
+	return true;
+}
+
+/* A new window end: durable in the state file and in the WAL, then used. */
+static void
+record_end(SlotRecord *rec, int64 end)
+{
+	rec->end_ms = end;
+	write_record(rec);
+	cosid_wal_log_window(rec->slot, end);
 }
 
 static void
@@ -244,8 +327,11 @@ manual_main(void)
 	int64		start;
 	int64		end;
 	int64		now;
+	int64		replayed;
 
 	ensure_state_dir();
+	if (!cosid_wait_for_recovery_end())
+		return;
 	now = (int64) cosid_now_ms();
 	start = 0;
 	if (read_record(&prev))
@@ -257,14 +343,22 @@ manual_main(void)
 					(errmsg("cosid slot changed from %d (namespace \"%s\") to %d (namespace \"%s\"): the new slot's history is not known here",
 							prev.slot, prev.namespace, slot, cosid_namespace)));
 	}
+	/* what the WAL says this slot's holder may have issued up to */
+	replayed = cosid_wal_replayed_end(slot, cosid_namespace);
+	if (replayed > start)
+	{
+		ereport(LOG,
+				(errmsg("cosid slot worker starts slot %d's window at %s, the end replayed from the WAL",
+						slot, timestamptz_to_str(cosid_ms_to_timestamptz(replayed)))));
+		start = replayed;
+	}
 
 	memset(&rec, 0, sizeof(rec));
 	rec.slot = slot;
 	strlcpy(rec.namespace, cosid_namespace, NAMEDATALEN);
-	end = Max(now, start) + COSID_WINDOW_LEAD_MS;
-	rec.end_ms = end;
 	rec.clean = false;
-	write_record(&rec);
+	end = Max(now, start) + COSID_WINDOW_LEAD_MS;
+	record_end(&rec, end);
 	cosid_open_window(slot, start, end);
 
 	if (start > now)
@@ -284,14 +378,13 @@ manual_main(void)
 		cosid_worker_reload();
 
 		now = (int64) cosid_now_ms();
-		if (end - now < COSID_WINDOW_RENEW_MS)
+		if (cosid_window_in_demand() && end - now < COSID_WINDOW_RENEW_MS)
 		{
 			int64		new_end = Max(now, start) + COSID_WINDOW_LEAD_MS;
 
 			if (new_end > end)
 			{
-				rec.end_ms = new_end;
-				write_record(&rec);
+				record_end(&rec, new_end);
 				cosid_extend_window(new_end);
 				end = new_end;
 			}
@@ -312,6 +405,7 @@ cosid_worker_main(Datum arg)
 	pqsignal(SIGTERM, worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
+	cosid_shared->worker_latch = MyLatch;
 
 	if (cosid_lease_mode())
 		cosid_lease_main();
