@@ -234,4 +234,145 @@ sub wait_for_lease
 	return $slot;
 }
 
+
+# ---- standbys and failover (060-063)
+
+push @EXPORT, qw(standby_of fill_rows_sql fill_rows start_load finish_load
+  node_now_ms recovery_refusal);
+
+# A streaming hot standby of $primary from a new base backup, started:
+#   conf => [...]          more postgresql.conf lines
+#   offset => '-3s'        its clock faked by libfaketime (start_faked)
+#   offset_file => $path   (start_faked)
+#   no_start => 1          initialised only
+sub standby_of
+{
+	my ($primary, $name, %opt) = @_;
+	my $backup = "for_$name";
+	$primary->backup($backup);
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, $backup, has_streaming => 1);
+	$standby->append_conf('postgresql.conf', $_) for ('hot_standby = on', @{ $opt{conf} // [] });
+	return $standby if $opt{no_start};
+	if (defined $opt{offset} || defined $opt{offset_file})
+	{
+		start_faked($standby, map { defined $opt{$_} ? ($_ => $opt{$_}) : () } qw(offset offset_file));
+	}
+	else
+	{
+		$standby->start;
+	}
+	return $standby;
+}
+
+# SQL that defines fill_rows(stmt, n, timeout_s): runs the INSERT stmt until
+# it inserted n rows, each in a subtransaction.  55000 is retried (every
+# 20 ms, giving up after timeout_s seconds), a unique violation is counted
+# and skipped.  Returns inserted, retries (55000 errors), dup_errors,
+# first_ok_s (seconds from the call to the first row), messages (the
+# distinct 55000 messages, digits as N, ';'-separated).  Define it on a
+# primary before its standbys are made and it replicates with the rest.
+sub fill_rows_sql
+{
+	return q{
+CREATE FUNCTION fill_rows(stmt text, n int, timeout_s float8 DEFAULT 15,
+	OUT inserted int, OUT retries int, OUT dup_errors int, OUT first_ok_s float8, OUT messages text)
+LANGUAGE plpgsql AS $fill$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+	m text;
+BEGIN
+	inserted := 0; retries := 0; dup_errors := 0; messages := '';
+	WHILE inserted < n LOOP
+		BEGIN
+			EXECUTE stmt;
+			inserted := inserted + 1;
+			IF first_ok_s IS NULL THEN
+				first_ok_s := extract(epoch FROM clock_timestamp() - t0);
+			END IF;
+		EXCEPTION
+			WHEN object_not_in_prerequisite_state THEN
+				GET STACKED DIAGNOSTICS m = MESSAGE_TEXT;
+				retries := retries + 1;
+				m := regexp_replace(m, '[0-9]+', 'N', 'g');
+				IF position(m IN messages) = 0 THEN
+					messages := messages || m || ';';
+				END IF;
+				EXIT WHEN extract(epoch FROM clock_timestamp() - t0) > timeout_s;
+				PERFORM pg_sleep(0.02);
+			WHEN unique_violation THEN
+				dup_errors := dup_errors + 1;
+				EXIT WHEN dup_errors >= 1000;
+		END;
+	END LOOP;
+END
+$fill$;
+};
+}
+
+# Call fill_rows on the node: a hash (inserted, retries, dup_errors,
+# first_ok_s, messages).
+sub fill_rows
+{
+	my ($node, $stmt, $n, $timeout_s) = @_;
+	$stmt =~ s/'/''/g;
+	my $r = $node->safe_psql('postgres',
+		"SELECT inserted, retries, dup_errors, coalesce(first_ok_s, -1), messages FROM fill_rows('$stmt', $n, "
+		  . ($timeout_s // 15) . ')');
+	my %h;
+	@h{qw(inserted retries dup_errors first_ok_s messages)} = split /\|/, $r, 5;
+	return \%h;
+}
+
+# pgbench in the background: $clients clients run the SQL script for
+# $seconds.  Returns a handle for finish_load.
+sub start_load
+{
+	my ($node, $seconds, $clients, $script) = @_;
+	require IPC::Run;
+	my $file = $node->basedir . '/load_' . int(rand(1e9)) . '.sql';
+	open(my $fh, '>', $file) or die "could not write $file: $!";
+	print $fh "$script\n";
+	close($fh);
+	my %h = (out => '', err => '');
+	$h{run} = IPC::Run::start(
+		[ 'pgbench', '-n', '-T', $seconds, '-c', $clients, '-j', $clients, '-f', $file,
+		  '-h', $node->host, '-p', $node->port, 'postgres' ],
+		'>', \$h{out}, '2>', \$h{err});
+	return \%h;
+}
+
+# Wait for the load to end: (whether pgbench succeeded, transactions
+# processed, its output).
+sub finish_load
+{
+	my ($h) = @_;
+	$h->{run}->finish;
+	my $ok = $h->{run}->result == 0;
+	my ($tx) = $h->{out} =~ /number of transactions actually processed: (\d+)/;
+	return ($ok, $tx // 0, "$h->{out}\n$h->{err}");
+}
+
+# The node's clock (faked or not) in Unix milliseconds.
+sub node_now_ms
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres',
+		'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint');
+}
+
+# Run SQL expected to be refused because the server is in recovery:
+# (SQLSTATE, message, hint, seconds it took), SQLSTATE '' when it
+# succeeded.
+sub recovery_refusal
+{
+	my ($node, $sql) = @_;
+	my $t0 = Time::HiRes::time();
+	my ($state, $msg, $stderr) = psql_error($node, 'postgres', $sql);
+	my $took = Time::HiRes::time() - $t0;
+	return ('', '', '', $took) unless defined $state;
+	my ($hint) = ($stderr // '') =~ /HINT:  ([^\n]*)/;
+	return ($state, $msg, $hint // '', $took);
+}
+
 1;
