@@ -694,11 +694,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 
 	*owns = false;
 	/* the caller's own name lookup, as ALTER SEQUENCE would do it */
-#if PG_VERSION_NUM >= 160000
-	names = stringToQualifiedNameList(def->adopt, NULL);
-#else
-	names = stringToQualifiedNameList(def->adopt);
-#endif
+	names = cosid_qualified_name_list(def->adopt);
 	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(names),
 									 ShareRowExclusiveLock, RVR_MISSING_OK,
 									 RangeVarCallbackOwnsRelation, NULL);
@@ -763,11 +759,7 @@ cosid_define(PG_FUNCTION_ARGS)
 
 	check_name(name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
-#if PG_VERSION_NUM >= 160000
-	if (object_aclcheck(DatabaseRelationId, MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
-#else
-	if (pg_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
-#endif
+	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to define generator \"%s\"", name),

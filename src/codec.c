@@ -103,11 +103,7 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	/* a generator outlives the session: its functions must too */
 	if (mode == COSID_BIND_DEFINE && isAnyTempNamespace(get_func_namespace(fn)))
 		cosid_key_error(path, "function %s is temporary; a generator's codec needs a permanent function", sig);
-#if PG_VERSION_NUM >= 160000
-	if (object_aclcheck(ProcedureRelationId, fn, user, ACL_EXECUTE) != ACLCHECK_OK)
-#else
-	if (pg_proc_aclcheck(fn, user, ACL_EXECUTE) != ACLCHECK_OK)
-#endif
+	if (cosid_proc_aclcheck(fn, user, ACL_EXECUTE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for function %s", format_procedure(fn)),

@@ -40,9 +40,7 @@ HTAB	   *cosid_gen_hash = NULL;
 
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-#if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 
 #define UNIX_TO_PG_USECS \
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
@@ -133,11 +131,7 @@ define_settings(void)
 							   "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							   NULL, NULL, NULL);
-#if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("cosid");
-#else
-	EmitWarningsOnPlaceholders("cosid");
-#endif
 }
 
 /* ---------- shared memory ---------- */
@@ -151,10 +145,8 @@ cosid_shmem_size(void)
 static void
 cosid_shmem_request(void)
 {
-#if PG_VERSION_NUM >= 150000
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-#endif
 	RequestAddinShmemSpace(cosid_shmem_size());
 	RequestNamedLWLockTranche("cosid", 1);
 }
@@ -244,12 +236,8 @@ _PG_init(void)
 				 errdetail("Slots run from 0 to %lld.",
 						   (long long) ((INT64CONST(1) << cosid_machine_bits) - 1))));
 
-#if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = cosid_shmem_request;
-#else
-	cosid_shmem_request();
-#endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = cosid_shmem_startup;
 

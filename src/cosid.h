@@ -49,6 +49,8 @@
 
 #include "postgres.h"
 
+#include "compat.h"
+
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "pgtime.h"
@@ -196,8 +198,8 @@ typedef struct CosidGenRef
  * Raise 22023 for a bad key of a generator definition or codec list: the
  * message is "<JSON path>: <what was expected>".
  */
-extern void cosid_key_error(const char *path, const char *fmt,...)
-			pg_attribute_printf(2, 3) pg_attribute_noreturn();
+COSID_NORETURN_BEFORE extern void cosid_key_error(const char *path, const char *fmt,...)
+			pg_attribute_printf(2, 3) COSID_NORETURN_AFTER;
 
 /* Raise 55000 unless cosid was loaded by shared_preload_libraries. */
 extern void cosid_require_preload(const char *what);

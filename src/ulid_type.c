@@ -57,13 +57,9 @@ PG_FUNCTION_INFO_V1(gen_ulid_monotonic);
 
 /*
  * Input errors are soft on PostgreSQL 16 and later (pg_input_is_valid(),
- * COPY ... ON_ERROR), hard before.
+ * COPY ... ON_ERROR), hard before (compat.h).
  */
-#if PG_VERSION_NUM >= 160000
-#define ulid_input_error(...) ereturn(fcinfo->context, (Datum) 0, __VA_ARGS__)
-#else
-#define ulid_input_error(...) ereport(ERROR, __VA_ARGS__)
-#endif
+#define ulid_input_error cosid_input_error
 
 Datum
 ulid_in(PG_FUNCTION_ARGS)

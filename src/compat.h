@@ -1,0 +1,57 @@
+/*
+ * compat.h - every difference between the PostgreSQL versions cosid supports
+ * (15 and newer; tested on 15 and 18), and nothing else.  Code elsewhere
+ * uses these names and never tests PG_VERSION_NUM itself.
+ */
+#ifndef COSID_COMPAT_H
+#define COSID_COMPAT_H
+
+#include "postgres.h"
+
+#if PG_VERSION_NUM < 150000
+#error "cosid needs PostgreSQL 15 or newer"
+#endif
+
+/*
+ * A function that does not return: 18 spells it before the declaration
+ * (pg_noreturn), older versions after it (pg_attribute_noreturn()).
+ */
+#if PG_VERSION_NUM >= 180000
+#define COSID_NORETURN_BEFORE pg_noreturn
+#define COSID_NORETURN_AFTER
+#else
+#define COSID_NORETURN_BEFORE
+#define COSID_NORETURN_AFTER pg_attribute_noreturn()
+#endif
+
+/* Privilege and ownership checks: one generic call from 16 on. */
+#if PG_VERSION_NUM >= 160000
+#define cosid_database_aclcheck(dbid, role, mode) \
+	object_aclcheck(DatabaseRelationId, (dbid), (role), (mode))
+#define cosid_proc_aclcheck(proc, role, mode) \
+	object_aclcheck(ProcedureRelationId, (proc), (role), (mode))
+#else
+#define cosid_database_aclcheck(dbid, role, mode) \
+	pg_database_aclcheck((dbid), (role), (mode))
+#define cosid_proc_aclcheck(proc, role, mode) \
+	pg_proc_aclcheck((proc), (role), (mode))
+#endif
+
+/* A qualified name's parts; 16 added a soft-error context. */
+#if PG_VERSION_NUM >= 160000
+#define cosid_qualified_name_list(s) stringToQualifiedNameList((s), NULL)
+#else
+#define cosid_qualified_name_list(s) stringToQualifiedNameList(s)
+#endif
+
+/*
+ * Input errors: soft (ereturn, for pg_input_is_valid) from 16 on, where the
+ * caller asked for them; an ERROR before.  Use in a V1 function.
+ */
+#if PG_VERSION_NUM >= 160000
+#define cosid_input_error(...) ereturn(fcinfo->context, (Datum) 0, __VA_ARGS__)
+#else
+#define cosid_input_error(...) ereport(ERROR, __VA_ARGS__)
+#endif
+
+#endif							/* COSID_COMPAT_H */
