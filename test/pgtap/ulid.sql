@@ -1,6 +1,6 @@
 -- pgTAP: the ulid type's catalog shape and behaviour, as a user relies on it.
 BEGIN;
-SELECT plan(40);
+SELECT plan(45);
 
 -- the type and its representation
 SELECT has_type('ulid');
@@ -66,6 +66,30 @@ SELECT ok((SELECT bool_and(a < b) FROM (SELECT gen_ulid_monotonic() AS a, gen_ul
 	FROM generate_series(1, 1000)) s), 'gen_ulid_monotonic() increases call after call');
 SELECT isnt(gen_ulid(), gen_ulid(), 'gen_ulid() gives a new value each call');
 SELECT ok(abs(extract(epoch FROM ulid_time(gen_ulid()) - clock_timestamp())) < 5, 'gen_ulid() carries the current time');
+
+-- soft input errors (PostgreSQL 16 and newer): pg_input_is_valid() and
+-- pg_input_error_info() answer without an error; older versions skip
+CREATE FUNCTION pg_temp.soft_input_tests() RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+	valid boolean;
+	info record;
+BEGIN
+	IF current_setting('server_version_num')::int < 160000 THEN
+		RETURN NEXT skip('soft input errors need PostgreSQL 16 or newer', 5);
+		RETURN;
+	END IF;
+	EXECUTE $$SELECT pg_input_is_valid('01HTQW311N1KR5G0Y75M3EF00H', 'ulid')$$ INTO valid;
+	RETURN NEXT ok(valid, 'pg_input_is_valid: a ULID is valid ulid input');
+	EXECUTE $$SELECT pg_input_is_valid('01HTQW311N1KR5G0Y75M3EF0', 'ulid')$$ INTO valid;
+	RETURN NEXT ok(NOT valid, 'pg_input_is_valid: 24 characters are not, without an error');
+	EXECUTE $$SELECT pg_input_is_valid('81HTQW311N1KR5G0Y75M3EF00H', 'ulid')$$ INTO valid;
+	RETURN NEXT ok(NOT valid, 'pg_input_is_valid: a first character above 7 (128-bit overflow) is not');
+	EXECUTE $$SELECT * FROM pg_input_error_info('01HTQW311N1KR5G0Y75M3EF0UH', 'ulid')$$ INTO info;
+	RETURN NEXT is(info.sql_error_code, '22P02', 'pg_input_error_info: a U is 22P02');
+	RETURN NEXT ok(info.message LIKE 'invalid input syntax for type ulid%', 'pg_input_error_info: the message names the type');
+END
+$f$;
+SELECT * FROM pg_temp.soft_input_tests();
 
 SELECT * FROM finish();
 ROLLBACK;
