@@ -1,8 +1,27 @@
-# cosid: PGXS build plus the project's two commands (make run, make test).
+# cosid: a PGXS build, plus the project's own commands.
 #
-# On a fresh Debian bookworm machine pg_config does not exist yet, so the
-# PGXS part is included only when it does; run/test/bench install what is
-# missing first (scripts/deps.sh) and then build in a second make.
+#   make && sudo make install    build and install into the PostgreSQL of
+#                                PG_CONFIG (default: the pg_config on PATH,
+#                                else Debian's PostgreSQL 15)
+#   make installcheck            pg_regress and isolation suites against the
+#                                running server of that installation (PGHOST,
+#                                PGPORT, PGUSER), which must preload cosid
+#   make test                    every suite on every version the project
+#                                supports (scripts/lib.sh, COSID_PG_VERSIONS);
+#                                PG=18 for one version
+#   make run / make stop         a throwaway server with cosid (PG=18: that one)
+#   make bench                   the benchmarks (PG=18: on that version)
+#   make deps                    install what is missing (apt; PostgreSQL
+#                                versions Debian bookworm lacks are built once
+#                                into /var/cache/cosid by scripts/pg.sh)
+#
+# make test/run/bench build cosid for each version in a copy of the sources,
+# build/pgN/, with -Werror (COSID_WERROR=1); a plain make does not use -Werror,
+# so that a newer compiler's new warnings never stop an installation.
+#
+# On a fresh Debian bookworm machine pg_config does not exist yet, so the PGXS
+# part is included only when it does; run/test/bench install what is missing
+# first (scripts/deps.sh).
 
 EXTENSION = cosid
 MODULE_big = cosid
@@ -10,23 +29,28 @@ DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
 OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
 	src/codec.o src/genstate.o src/wal.o src/worker.o src/lease.o $(CORE_OBJS)
-PG_CPPFLAGS = -I$(srcdir)/src -I$(shell $(PG_CONFIG) --includedir)
 # the slot worker talks to the lease store with libpq
-SHLIB_LINK = -lpq
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+SHLIB_LINK_INTERNAL = $(libpq)
 # -Wno-unused-parameter: PostgreSQL's own headers and every V1 function (fcinfo) trip it.
-PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
+WERROR = $(if $(filter 1,$(COSID_WERROR)),-Werror)
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter $(WERROR)
 
-# pg_regress tests: every sql/*.sql except the install and upgrade scripts.
+# make installcheck: pg_regress tests (every sql/*.sql except the install and
+# upgrade scripts) and isolation specs, against a running server.  make test
+# runs them (scripts/test.sh) on temporary servers with test/cosid.conf, plus
+# the TAP and pgTAP suites, which start servers of their own.
 REGRESS = $(filter-out cosid--%,$(basename $(notdir $(wildcard sql/*.sql))))
-REGRESS_OPTS = --temp-config=$(srcdir)/test/cosid.conf
+REGRESS_OPTS = --encoding=UTF8 --no-locale
 ISOLATION = $(basename $(notdir $(wildcard test/specs/*.spec)))
-ISOLATION_OPTS = --inputdir=test --temp-config=$(srcdir)/test/cosid.conf
-TAP_TESTS = 1
-PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec tmp results \
+ISOLATION_OPTS = --inputdir=test
+EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec tmp build results \
 	regression.diffs regression.out test/output_iso
 
-PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
+ifndef PG_CONFIG
+PG_CONFIG := $(firstword $(shell command -v pg_config 2>/dev/null) \
+	$(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
+endif
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 .DEFAULT_GOAL := all
@@ -35,15 +59,33 @@ ifneq ($(PGXS),)
 include $(PGXS)
 # PGXS knows no header dependencies: every object depends on every header.
 $(OBJS): $(wildcard src/*.h src/core/*.h)
+
+# The suites need cosid preloaded: say so rather than fail test by test.
+installcheck: installcheck-server
+.PHONY: installcheck-server
+installcheck-server:
+	@libs=$$('$(bindir)/psql' -X -At -d postgres -c 'SHOW shared_preload_libraries' 2>&1) || { \
+		echo "make installcheck: no server to test against ($$libs)" >&2; \
+		echo "It runs against a running PostgreSQL $(MAJORVERSION) with cosid installed (make install)" >&2; \
+		echo "and shared_preload_libraries = 'cosid'; set PGHOST, PGPORT, PGUSER to reach it." >&2; \
+		echo "make test instead starts servers of its own." >&2; exit 1; }; \
+	case ",$$(echo "$$libs" | tr -d ' "')," in *,cosid,*) ;; *) \
+		echo "make installcheck: the server does not preload cosid (shared_preload_libraries = '$$libs')." >&2; \
+		echo "Add cosid to shared_preload_libraries in its postgresql.conf and restart it." >&2; exit 1;; esac; \
+	v=$$('$(bindir)/psql' -X -At -d postgres -c 'SHOW server_version_num'); \
+	if [ "$$(( v / 10000 ))" != "$(MAJORVERSION)" ]; then \
+		echo "make installcheck: the server is PostgreSQL $$(( v / 10000 )), but PG_CONFIG ($(PG_CONFIG)) is $(MAJORVERSION)." >&2; \
+		echo "Set PGHOST/PGPORT to a PostgreSQL $(MAJORVERSION) server, or PG_CONFIG to that server's pg_config." >&2; exit 1; \
+	fi
 else
-all:
-	@echo "pg_config was not found: run 'make deps' (or 'make run' / 'make test', which do it)" >&2
+all install installcheck:
+	@echo "pg_config was not found: run 'make deps' (or 'make run' / 'make test', which do it), or set PG_CONFIG" >&2
 	@exit 1
 endif
 
 # Core C (no PostgreSQL headers): unit tests with cmocka, fuzzing with libFuzzer.
 CORE_SRCS = $(CORE_OBJS:.o=.c)
-CORE_CFLAGS = -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -Isrc
+CORE_CFLAGS = -std=c11 -Wall -Wextra $(WERROR) -pedantic -g -O1 -Isrc
 
 # One cmocka binary per test/unit/test_*.c, each linked with all of src/core.
 UNIT_TESTS = $(basename $(wildcard test/unit/test_*.c))
@@ -60,32 +102,40 @@ test/fuzz/fuzz_codec: test/fuzz/fuzz_codec.c $(CORE_SRCS) $(wildcard src/core/*.
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_codec.c $(CORE_SRCS)
 
-.PHONY: deps run stop test unit fuzz bench build-install
+# PG: the PostgreSQL major version(s) for test, run, bench and deps, e.g.
+# make test PG=18; empty: test and deps take every one of COSID_PG_VERSIONS,
+# run and bench the first.  (The scripts read it from the environment.)
+PG ?=
+export PG
+
+.PHONY: deps run stop test unit fuzz bench
 
 deps:
 	bash scripts/deps.sh
-
-build-install:
-	$(MAKE) all
-	$(MAKE) install
 
 unit: $(UNIT_TESTS)
 	for t in $(UNIT_TESTS); do ./$$t || exit 1; done
 
 fuzz: test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
 
-run: deps
-	$(MAKE) build-install
+run:
+	bash scripts/deps.sh --default
+	bash scripts/pg.sh install --default
 	bash scripts/run.sh start
 
 stop:
 	bash scripts/run.sh stop
 
 test: deps
-	$(MAKE) build-install
-	$(MAKE) $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
+	$(MAKE) COSID_WERROR=1 $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
 	bash scripts/test.sh
 
-bench: deps
-	$(MAKE) build-install
+bench:
+	bash scripts/deps.sh --default
+	bash scripts/pg.sh install --default
 	bash bench/run.sh
+
+.PHONY: dist
+# the PGXN release archive cosid-<version>.zip, from git archive of HEAD
+dist:
+	bash scripts/dist.sh

@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
 # Install what cosid needs to build, run and test on Debian bookworm, and only
-# what is missing.  Needs root (CI runs as root); as another user it names
-# what to install and fails.
+# what is missing, then the PostgreSQL versions that bookworm does not ship
+# (scripts/pg.sh builds them once into /var/cache/cosid).
+#
+#   scripts/deps.sh             for $PG, else every one of COSID_PG_VERSIONS
+#   scripts/deps.sh --default   for the first of those only (make run, bench)
+#
+# Needs root (CI runs as root); as another user it names what to install and
+# fails.
 set -euo pipefail
+COSID_LIB_NO_DEFAULT=1
+. "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = --default ]; then
+	versions=("$(pg_default_version)") || exit 2
+else
+	mapfile -t versions < <(pg_versions)
+	[ ${#versions[@]} -gt 0 ] || exit 2
+fi
 
 packages=(
-	# build and run
-	make gcc postgresql-15 postgresql-server-dev-15 postgresql-client-15
+	# build and run (bookworm's PostgreSQL; its pgTAP also serves the others)
+	make gcc postgresql-"$COSID_PG_DEBIAN" postgresql-server-dev-"$COSID_PG_DEBIAN"
+	postgresql-client-"$COSID_PG_DEBIAN"
 	# C unit tests and fuzzing
 	libcmocka-dev clang libclang-rt-14-dev
 	# TAP (PostgreSQL::Test::Cluster), a faked clock, pgTAP
-	libipc-run-perl faketime postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	libipc-run-perl faketime postgresql-"$COSID_PG_DEBIAN"-pgtap libtap-parser-sourcehandler-pgtap-perl
 )
+for v in "${versions[@]}"; do
+	if [ "$v" != "$COSID_PG_DEBIAN" ]; then
+		# to build PostgreSQL from source (scripts/pg.sh)
+		packages+=(libc6-dev bison flex perl libreadline-dev zlib1g-dev libssl-dev debian-archive-keyring)
+		break
+	fi
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,14 +43,15 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all packages present"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
+elif [ "$(id -u)" -ne 0 ]; then
 	echo "deps: missing packages: ${missing[*]}" >&2
 	echo "deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
 	exit 1
+else
+	echo "deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+bash "$REPO/scripts/pg.sh" server "${versions[@]}"

@@ -1,10 +1,73 @@
-# Shared by scripts/*.sh and bench/run.sh: where PostgreSQL lives and how to
-# run a server as an unprivileged user (initdb refuses root).
+# Shared by scripts/*.sh and bench/run.sh: which PostgreSQL versions the
+# project uses, where each lives, and how to run a server as an unprivileged
+# user (initdb refuses root).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=$("$PG_CONFIG" --bindir)
-PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
+
+# The PostgreSQL major versions that make test covers, in order; the first is
+# the default of make run and make bench.  Adding a version is adding a word:
+# bookworm's own version comes from its packages, every other one is built by
+# scripts/pg.sh from Debian's source package postgresql-N (suite sid).
+COSID_PG_VERSIONS=${COSID_PG_VERSIONS:-"15 18"}
+COSID_PG_DEBIAN=15
+# Where scripts/pg.sh keeps downloaded sources and built servers (outside the
+# clone, so that a new clone reuses them).
+COSID_CACHE=${COSID_CACHE:-/var/cache/cosid}
+
+# pg_config_of VERSION: that version's pg_config (which need not exist yet).
+pg_config_of() {
+	if [ "$1" = "$COSID_PG_DEBIAN" ]; then
+		echo "/usr/lib/postgresql/$1/bin/pg_config"
+	else
+		echo "$COSID_CACHE/pg$1/bin/pg_config"
+	fi
+}
+
+# pg_versions: the versions to use, one a line: $PG (make test PG=18) when set,
+# otherwise every one of COSID_PG_VERSIONS.  Fails for a version not listed.
+pg_versions() {
+	local v
+	if [ -z "${PG:-}" ]; then
+		for v in $COSID_PG_VERSIONS; do echo "$v"; done
+		return 0
+	fi
+	for v in $PG; do
+		if ! [[ " $COSID_PG_VERSIONS " == *" $v "* ]]; then
+			echo "PG=$v is not one of COSID_PG_VERSIONS ($COSID_PG_VERSIONS)" >&2
+			return 1
+		fi
+		echo "$v"
+	done
+}
+
+# pg_default_version: the one version make run and make bench use.
+pg_default_version() {
+	local v
+	v=$(pg_versions | head -n1) || return 1
+	echo "$v"
+}
+
+# use_pg VERSION: point PG_VERSION, PG_CONFIG, PGBIN and PGXS_DIR (the root
+# of the installed PGXS tree, holding src/test/regress/pg_regress) at it.
+use_pg() {
+	PG_VERSION=$1
+	PG_CONFIG=$(pg_config_of "$1")
+	if [ ! -x "$PG_CONFIG" ]; then
+		echo "PostgreSQL $1 is not installed ($PG_CONFIG is missing): run 'make deps PG=$1'" >&2
+		return 1
+	fi
+	PGBIN=$("$PG_CONFIG" --bindir)
+	PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
+}
+
+# Scripts that use one version (run.sh, bench/run.sh) get the default one
+# ($PG when given) set up here; test.sh switches with use_pg per version.
+if [ -z "${COSID_LIB_NO_DEFAULT:-}" ]; then
+	PG_VERSION=$(pg_default_version) || exit 2
+	if [ -x "$(pg_config_of "$PG_VERSION")" ]; then
+		use_pg "$PG_VERSION"
+	fi
+fi
 
 # As root, servers and clients run as the postgres OS user; otherwise as us.
 if [ "$(id -u)" -eq 0 ]; then

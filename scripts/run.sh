@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make run / make stop: a throwaway server with cosid preloaded, a demo, and
 # how to connect.  Data and socket live in tmp/run under the project (or
-# $COSID_RUN_DIR); the port is $COSID_PORT (default 54329).
+# $COSID_RUN_DIR); the port is $COSID_PORT (default 54329).  The server is
+# PostgreSQL $PG (make run PG=18), by default the first of COSID_PG_VERSIONS;
+# a cluster of another version found in tmp/run is stopped and replaced.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,9 +23,24 @@ prepare_dir() {
 	fi
 }
 
+# the major version of the cluster in $DATA (empty if there is none)
+data_version() { cat "$DATA/PG_VERSION" 2>/dev/null || true; }
+
 case "${1:-start}" in
 start)
+	[ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
 	prepare_dir
+	old=$(data_version)
+	if [ -n "$old" ] && [ "$old" != "$PG_VERSION" ]; then
+		echo "run: $DATA holds a PostgreSQL $old cluster: stopping it and starting over with PostgreSQL $PG_VERSION"
+		if [ -f "$DATA/postmaster.pid" ]; then
+			(use_pg "$old" && cluster_stop "$DATA") || {
+				echo "run: could not stop it: stop it and remove $DATA yourself" >&2
+				exit 1
+			}
+		fi
+		find "$DATA" -mindepth 1 -delete
+	fi
 	if [ -f "$DATA/postmaster.pid" ] && as_pg pg_ctl -D "$DATA" status >/dev/null 2>&1; then
 		echo "run: restarting the server in $DATA to load the freshly built cosid"
 		as_pg pg_ctl -D "$DATA" -m fast -w restart >/dev/null
@@ -37,16 +54,20 @@ start)
 	cluster_psql "$DATA" "$PORT" -d cosid -c "DROP EXTENSION IF EXISTS cosid CASCADE" -c "CREATE EXTENSION cosid"
 	echo "== examples/demo.sql"
 	as_pg psql -X -v ON_ERROR_STOP=1 -h "$DATA" -p "$PORT" -d cosid -f "$REPO/examples/demo.sql"
+	psql=psql
+	[ "$PG_VERSION" = "$COSID_PG_DEBIAN" ] || psql=$PGBIN/psql
 	cat <<MSG
 
 cosid is running (PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), data and socket in $DATA, port $PORT).
-Connect:  psql -h $DATA -p $PORT -U $PG_USER -d cosid
+Connect:  $psql -h $DATA -p $PORT -U $PG_USER -d cosid
 Stop:     make stop
 MSG
 	;;
 stop)
 	if [ -f "$DATA/postmaster.pid" ] || [ -f /tmp/cosid-run/postmaster.pid ]; then
 		[ -f "$DATA/postmaster.pid" ] || DATA=/tmp/cosid-run
+		# with the pg_ctl of the cluster's own version
+		use_pg "$(data_version)" 2>/dev/null || use_pg "$PG_VERSION"
 		cluster_stop "$DATA"
 		echo "run: server in $DATA stopped"
 	else

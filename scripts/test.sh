@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# make test: every suite, then one line "N passed, N failed".
+# make test: every suite on every PostgreSQL version, then one line
+# "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
 #
-#   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap
+#   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap package
 #
+# unit and fuzz do not depend on PostgreSQL and run once; the others run on
+# each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
+# (scripts/lib.sh), after cosid is built and installed for it
+# (scripts/pg.sh install; a build that fails is the failing suite pgN/build).
 # COSID_TAP=PREFIX runs only the TAP files whose names start with PREFIX.
 #
-# Expects cosid built and installed and the unit-test and fuzzer binaries
-# built (make test does both).  Servers run as the postgres
+# Expects the servers installed (make deps) and the unit-test and fuzzer
+# binaries built (make test does both).  Servers run as the postgres
 # OS user when we are root, from a copy of the test files in a scratch
 # directory that user owns; set COSID_KEEP=1 to keep it.
 set -uo pipefail
+COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz regress isolation tap pgtap)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz regress isolation tap pgtap package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
+mapfile -t VERSIONS < <(pg_versions)
+[ ${#VERSIONS[@]} -gt 0 ] || exit 2
 
 PASSED=0
 FAILED=0
 FAILED_SUITES=()
 
 WORK=$(pg_workdir test)
-cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$WORK/"
-[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$WORK"
 cd "$WORK" || exit 1
 cleanup() {
-	for d in "$WORK"/pgtap/data; do [ -d "$d" ] && cluster_stop "$d"; done
+	local d
+	for d in "$WORK"/pg*/pgtap/data; do
+		[ -f "$d/PG_VERSION" ] && (use_pg "$(cat "$d/PG_VERSION")" && cluster_stop "$d")
+	done
 	if [ "${COSID_KEEP:-0}" = 1 ] || [ "$FAILED" -gt 0 ]; then
 		echo "test: outputs kept in $WORK"
 	else
@@ -34,19 +43,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# record SUITE PASSED FAILED
+# record SUITE PASSED FAILED (SUITE gets the version's prefix, pg18/tap, in
+# the suites that run per version)
 record() {
-	echo "== $1: $2 passed, $3 failed"
+	local name=${PREFIX}$1
+	echo "== $name: $2 passed, $3 failed"
 	PASSED=$((PASSED + $2))
 	FAILED=$((FAILED + $3))
-	[ "$3" -eq 0 ] || FAILED_SUITES+=("$1")
+	[ "$3" -eq 0 ] || FAILED_SUITES+=("$name")
 }
+PREFIX=
 
-# Counts from pg_regress-style output: "... ok" and "... FAILED" lines.
+# Counts from pg_regress output: "test x ... ok" and "... FAILED" lines up to
+# PostgreSQL 15, TAP-like "ok 1 - x" and "not ok 1 - x" from 16 on.
 count_regress() {
 	local log=$1 rc=$2 suite=$3 ok bad
-	ok=$(grep -cE '\.\.\. ok' "$log")
-	bad=$(grep -cE '\.\.\. (FAILED|failed)' "$log")
+	ok=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$log")
+	bad=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$log")
 	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
 	record "$suite" "$ok" "$bad"
 }
@@ -98,55 +111,56 @@ suite_fuzz() {
 
 suite_regress() {
 	local tests rc
-	tests=$(cd "$WORK/sql" && ls *.sql | grep -v '^cosid--' | sed 's/\.sql$//' | sort)
+	tests=$(cd "$VW/sql" && ls *.sql | grep -v '^cosid--' | sed 's/\.sql$//' | sort)
 	as_pg "$PGXS_DIR/src/test/regress/pg_regress" \
-		--temp-instance="$WORK/regress/tmp_check" \
-		--temp-config="$WORK/test/cosid.conf" \
-		--inputdir="$WORK" --outputdir="$WORK/regress" --bindir="$PGBIN" \
-		--encoding=UTF8 --no-locale --dbname=cosid_regression $tests >"$WORK/regress.log" 2>&1
+		--temp-instance="$VW/regress/tmp_check" \
+		--temp-config="$VW/test/cosid.conf" \
+		--inputdir="$VW" --outputdir="$VW/regress" --bindir="$PGBIN" \
+		--encoding=UTF8 --no-locale --dbname=cosid_regression $tests >"$VW/regress.log" 2>&1
 	rc=$?
-	cat "$WORK/regress.log"
-	[ $rc -eq 0 ] || cat "$WORK/regress/regression.diffs" 2>/dev/null
-	count_regress "$WORK/regress.log" $rc regress
+	cat "$VW/regress.log"
+	[ $rc -eq 0 ] || cat "$VW/regress/regression.diffs" 2>/dev/null
+	count_regress "$VW/regress.log" $rc regress
 }
 
 suite_isolation() {
 	local tests rc
-	tests=$(cd "$WORK/test/specs" && ls *.spec | sed 's/\.spec$//' | sort)
+	tests=$(cd "$VW/test/specs" && ls *.spec | sed 's/\.spec$//' | sort)
 	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
-		--temp-instance="$WORK/isolation/tmp_check" \
-		--temp-config="$WORK/test/cosid.conf" \
-		--inputdir="$WORK/test" --outputdir="$WORK/isolation" --bindir="$PGBIN" \
-		--encoding=UTF8 --no-locale --dbname=cosid_isolation $tests >"$WORK/isolation.log" 2>&1
+		--temp-instance="$VW/isolation/tmp_check" \
+		--temp-config="$VW/test/cosid.conf" \
+		--inputdir="$VW/test" --outputdir="$VW/isolation" --bindir="$PGBIN" \
+		--encoding=UTF8 --no-locale --dbname=cosid_isolation $tests >"$VW/isolation.log" 2>&1
 	rc=$?
-	cat "$WORK/isolation.log"
-	[ $rc -eq 0 ] || cat "$WORK/isolation/output_iso/regression.diffs" "$WORK/isolation/regression.diffs" 2>/dev/null
-	count_regress "$WORK/isolation.log" $rc isolation
+	cat "$VW/isolation.log"
+	[ $rc -eq 0 ] || cat "$VW/isolation/output_iso/regression.diffs" "$VW/isolation/regression.diffs" 2>/dev/null
+	count_regress "$VW/isolation.log" $rc isolation
 }
 
 suite_tap() {
 	local rc
-	mkdir -p "$WORK/tap"
-	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$WORK/tap"
-	as_pg env TESTDIR="$WORK/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-		COSID_SRC="$WORK" \
-		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$WORK/test/t" "$WORK"/test/t/${COSID_TAP:-}*.pl \
-		>"$WORK/tap.log" 2>&1
+	mkdir -p "$VW/tap"
+	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$VW/tap"
+	# TESTDIR for PostgreSQL 15/16, TESTDATADIR and TESTLOGDIR for 17 and later
+	as_pg env TESTDIR="$VW/tap" TESTDATADIR="$VW/tap/tmp_check" TESTLOGDIR="$VW/tap/tmp_check/log" \
+		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" COSID_SRC="$VW" \
+		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$VW/test/t" "$VW"/test/t/${COSID_TAP:-}*.pl \
+		>"$VW/tap.log" 2>&1
 	rc=$?
-	cat "$WORK/tap.log"
+	cat "$VW/tap.log"
 	if [ $rc -ne 0 ]; then
-		for f in "$WORK"/tap/tmp_check/log/*; do
+		for f in "$VW"/tap/tmp_check/log/*; do
 			echo "---- $f (last 30 lines)"
 			tail -n 30 "$f"
 		done
 	fi
-	count_tap "$WORK/tap.log" $rc tap
+	count_tap "$VW/tap.log" $rc tap
 }
 
 suite_pgtap() {
-	local data=$WORK/pgtap/data port=54340 rc
-	mkdir -p "$WORK/pgtap"
-	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$WORK/pgtap"
+	local data=$VW/pgtap/data port=54340 rc
+	mkdir -p "$VW/pgtap"
+	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$VW/pgtap"
 	if ! cluster_start "$data" "$port"; then
 		tail -n 30 "$data/server.log"
 		record pgtap 0 1
@@ -155,14 +169,84 @@ suite_pgtap() {
 	cluster_psql "$data" "$port" -d postgres -c "CREATE DATABASE cosid_pgtap"
 	cluster_psql "$data" "$port" -d cosid_pgtap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION cosid"
 	as_pg pg_prove --failures -h "$data" -p "$port" -U "$PG_USER" -d cosid_pgtap \
-		"$WORK"/test/pgtap/*.sql >"$WORK/pgtap.log" 2>&1
+		"$VW"/test/pgtap/*.sql >"$VW/pgtap.log" 2>&1
 	rc=$?
-	cat "$WORK/pgtap.log"
+	cat "$VW/pgtap.log"
 	cluster_stop "$data"
-	count_tap "$WORK/pgtap.log" $rc pgtap
+	count_tap "$VW/pgtap.log" $rc pgtap
 }
 
+# The Debian package (postgresql-15-cosid): built, installed and checked
+# with installcheck by test/package/run.sh, which puts the from-source
+# install back afterwards.  It replaces 15's cosid files while it runs, so
+# it runs last, once; it needs root (apt, dpkg-buildpackage).
+suite_package() {
+	local log=$WORK/package.log rc ok bad
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "test: package: skipped, it needs root (apt-get, dpkg-buildpackage)"
+		return
+	fi
+	bash "$REPO/test/package/run.sh" >"$log" 2>&1
+	rc=$?
+	sed -E 's/^([0-9]+ passed, [0-9]+ failed)$/(package) \1/' "$log"
+	ok=$(sed -nE 's/^([0-9]+) passed, [0-9]+ failed$/\1/p' "$log" | tail -n1)
+	bad=$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed$/\1/p' "$log" | tail -n1)
+	ok=${ok:-0}
+	bad=${bad:-0}
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	record package "$ok" "$bad"
+}
+
+# The suites asked for, in their order: unit and fuzz first, once; then the
+# per-version suites on every version; the package last.
+once=()
+per_version=()
+last=()
 for s in "${SUITES[@]}"; do
+	case "$s" in
+	unit | fuzz) once+=("$s") ;;
+	regress | isolation | tap | pgtap) per_version+=("$s") ;;
+	package) last+=("$s") ;;
+	*)
+		echo "test: no suite '$s' (suites: unit fuzz regress isolation tap pgtap package)" >&2
+		exit 2
+		;;
+	esac
+done
+
+for s in "${once[@]}"; do
+	echo "==== $s"
+	"suite_$s"
+done
+
+if [ ${#per_version[@]} -gt 0 ]; then
+	for v in "${VERSIONS[@]}"; do
+		PREFIX=
+		echo "==== pg$v: building and installing cosid"
+		if ! bash "$REPO/scripts/pg.sh" install "$v" >"$WORK/build-pg$v.log" 2>&1; then
+			cat "$WORK/build-pg$v.log"
+			PREFIX=pg$v/
+			record build 0 1
+			echo "test: pg$v: cosid did not build or install; not run: ${per_version[*]}"
+			continue
+		fi
+		cat "$WORK/build-pg$v.log"
+		use_pg "$v" || { PREFIX=pg$v/; record build 0 1; continue; }
+		PREFIX=pg$v/
+		# each version gets its own copy of the test files and outputs
+		VW=$WORK/pg$v
+		mkdir -p "$VW"
+		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$VW/"
+		[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$VW"
+		for s in "${per_version[@]}"; do
+			echo "==== pg$v/$s ($("$PG_CONFIG" --version))"
+			"suite_$s"
+		done
+	done
+fi
+
+PREFIX=
+for s in "${last[@]}"; do
 	echo "==== $s"
 	"suite_$s"
 done
