@@ -217,6 +217,7 @@ _PG_init(void)
 	define_settings();
 	/* the window's WAL records are replayed by whoever reads this WAL */
 	cosid_wal_init();
+	cosid_issue_init();
 	if (IsBinaryUpgrade)
 		return;
 

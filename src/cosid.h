@@ -400,6 +400,11 @@ extern Oid	cosid_rel_owner(Oid relid);
 extern void cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len);
 extern void cosid_end_as_role(CosidAsRole *as);
 
+/* ---------- issuing (generate.c) ---------- */
+
+/* Hooks of the issuing code (statement end); called by _PG_init when preloaded. */
+extern void cosid_issue_init(void);
+
 /* ---------- the window in the WAL (wal.c) ---------- */
 
 /* The custom WAL resource manager's id (see README, "Replicas and failover"). */

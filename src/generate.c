@@ -10,6 +10,7 @@
 #include "cosid.h"
 
 #include "access/xact.h"
+#include "executor/executor.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
@@ -184,12 +185,13 @@ reattach(CosidGenCache *c)
 }
 
 /*
- * Issue up to n ids (n >= 1) of one unit: the slot they were issued under
- * in *slot, the unit in *unit, their sequences *first_seq onwards.
- * Returns how many.  Waits and retries as the result asks, outside the lock.
+ * Reserve up to n ids (n >= 1) of one unit under the entry's lock: the slot
+ * they were issued under in *slot, the unit in *unit, their sequences
+ * *first_seq onwards.  Returns how many.  Waits and retries as the result
+ * asks, outside the lock.
  */
 static size_t
-issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
+issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 {
 	bool		counted_seq_wait = false;
 	bool		counted_clock_wait = false;
@@ -290,6 +292,139 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 	}
 }
 
+
+/*
+ * Single ids come from a small block of consecutive sequences this backend
+ * reserves under the lock (one lock for BLOCK_IDS ids, so that backends
+ * sharing a generator do not pass its cache line back and forth on every
+ * id).  A block is used only while the clock is in its unit, and only by
+ * this backend, so every id is still issued once and a backend's ids still
+ * increase.  What a block does not use goes back when the backend moves on
+ * (another unit or generator, a bulk call, the end of the statement or the
+ * transaction): its sequences return to the generator if nobody reserved
+ * after it, so one backend alone issues exactly the sequences it did
+ * without blocks, cosid_stats counts only ids handed out, and an id issued
+ * by a later statement is above every id of earlier ones.  (Two statements
+ * running at once interleave their ids by up to a block within a
+ * millisecond, as they interleave them anyway.)
+ */
+#define BLOCK_IDS 64
+
+typedef struct IdBlock
+{
+	CosidGenEntry *entry;		/* NULL: no block */
+	uint64		tag;
+	const CosidLayout *layout;	/* the cache's (to tell the unit of now) */
+	int			slot;
+	int64		unit;
+	int64		next;			/* next sequence to hand out */
+	int64		last;			/* last sequence reserved */
+} IdBlock;
+
+static IdBlock block;
+static bool block_callbacks = false;
+
+/* Give back what the block did not use, and forget it. */
+static void
+release_block(void)
+{
+	CosidGenEntry *e = block.entry;
+
+	if (e == NULL)
+		return;
+	block.entry = NULL;
+	if (block.next > block.last)
+		return;
+	SpinLockAcquire(&e->mutex);
+	if (e->tag == block.tag)
+	{
+		/* nobody reserved after it: the sequences return to the pool */
+		if (e->state.last_unit == block.unit && e->state.seq == block.last)
+			e->state.seq = block.next - 1;
+		e->issued -= (uint64) (block.last - block.next + 1);
+	}
+	SpinLockRelease(&e->mutex);
+}
+
+static void
+release_block_at_xact_end(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		release_block();
+}
+
+static void
+release_block_at_exit(int code, Datum arg)
+{
+	release_block();
+}
+
+static ExecutorEnd_hook_type prev_executor_end = NULL;
+
+/* The end of every statement (and of each query a function runs). */
+static void
+release_block_at_executor_end(QueryDesc *queryDesc)
+{
+	release_block();
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+void
+cosid_issue_init(void)
+{
+	prev_executor_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = release_block_at_executor_end;
+}
+
+/*
+ * Issue n ids (see issue_locked); one id comes from this backend's block
+ * when it can.
+ */
+static size_t
+issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
+{
+	size_t		got;
+
+	if (likely(n == 1 && block.entry == c->entry && block.tag == c->entry_tag &&
+			   block.next <= block.last &&
+			   cosid_unit_of(block.layout, (int64) cosid_now_ms()) == block.unit))
+	{
+		*slot = block.slot;
+		*unit = block.unit;
+		*first_seq = block.next++;
+		return 1;
+	}
+	release_block();
+	if (n > 1)
+		return issue_locked(c, n, slot, unit, first_seq);
+
+	if (unlikely(!block_callbacks))
+	{
+		RegisterXactCallback(release_block_at_xact_end, NULL);
+		before_shmem_exit(release_block_at_exit, (Datum) 0);
+		block_callbacks = true;
+	}
+	got = issue_locked(c, BLOCK_IDS, slot, unit, first_seq);
+	if (got > 1)
+	{
+		block.entry = c->entry;
+		block.tag = c->entry_tag;
+		block.layout = &c->def.layout;
+		block.slot = *slot;
+		block.unit = *unit;
+		block.next = *first_seq + 1;
+		block.last = *first_seq + (int64) got - 1;
+		/* borrowed (the clock is behind the unit): no block to keep */
+		if (cosid_unit_of(block.layout, (int64) cosid_now_ms()) != block.unit)
+			release_block();
+	}
+	return 1;
+}
 
 /* ---------- segment generators ---------- */
 
