@@ -175,7 +175,10 @@ cosid_install() {
 	mkdir -p "$dst"
 	# Mirror the files the build reads, keeping their times (so that make
 	# rebuilds only what changed), and drop what the tree no longer has.
-	(cd "$REPO" && tar -cf - Makefile cosid.control src sql) | (cd "$dst" && tar -xf -)
+	# Objects of a build in the tree itself (a plain make, against whatever
+	# pg_config that found) are never copied: they may be another version's.
+	(cd "$REPO" && tar -cf - --exclude='*.o' --exclude='*.bc' --exclude='*.so' --exclude='*.a' \
+		Makefile cosid.control src sql) | (cd "$dst" && tar -xf -)
 	while IFS= read -r f; do
 		case "$f" in
 		*.o | *.bc) [ -e "$REPO/${f%.*}.c" ] || rm -f "$dst/$f" ;;
