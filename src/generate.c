@@ -221,16 +221,9 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 		w.open_wait_ms = COSID_WINDOW_LEAD_MS;
 		pg_read_barrier();
 		*slot = cosid_shared->slot;	/* published before the window */
-		if (n == 1)
-		{
-			r = cosid_time_next(&c->def.layout, &c->def.policy, &w, &e->state,
-								now, unit, first_seq, &wait_until);
-			got = (r == COSID_NEXT_OK || r == COSID_NEXT_BORROWED) ? 1 : 0;
-		}
-		else
-			got = cosid_time_next_many(&c->def.layout, &c->def.policy, &w,
-									   &e->state, now, n, first_seq, unit, &r,
-									   &wait_until);
+		got = cosid_time_next_many(&c->def.layout, &c->def.policy, &w,
+								   &e->state, now, n, first_seq, unit, &r,
+								   &wait_until);
 		e->issued += got;
 		switch (r)
 		{
@@ -294,6 +287,30 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 
 
 /*
+ * The entry whose fetching flag this backend holds, if any.  The backend
+ * clears the flag itself: after the fetch, when the fetch fails (ERROR), and
+ * when it exits (FATAL); a crash restarts shared memory anyway.  So no other
+ * backend ever has to guess whether the fetcher is alive.
+ */
+static CosidGenEntry *fetch_entry = NULL;
+static uint64 fetch_tag;
+
+static void
+clear_fetching(void)
+{
+	CosidGenEntry *e = fetch_entry;
+
+	if (e == NULL)
+		return;
+	SpinLockAcquire(&e->mutex);
+	if (e->tag == fetch_tag)
+		e->fetching = false;
+	SpinLockRelease(&e->mutex);
+	fetch_entry = NULL;
+}
+
+
+/*
  * Single ids come from a small block of consecutive sequences this backend
  * reserves under the lock (one lock for BLOCK_IDS ids, so that backends
  * sharing a generator do not pass its cache line back and forth on every
@@ -322,7 +339,6 @@ typedef struct IdBlock
 } IdBlock;
 
 static IdBlock block;
-static bool block_callbacks = false;
 
 /* Give back what the block did not use, and forget it. */
 static void
@@ -355,11 +371,6 @@ release_block_at_xact_end(XactEvent event, void *arg)
 		release_block();
 }
 
-static void
-release_block_at_exit(int code, Datum arg)
-{
-	release_block();
-}
 
 static ExecutorEnd_hook_type prev_executor_end = NULL;
 
@@ -372,6 +383,30 @@ release_block_at_executor_end(QueryDesc *queryDesc)
 		prev_executor_end(queryDesc);
 	else
 		standard_ExecutorEnd(queryDesc);
+}
+
+/*
+ * What a backend holds in shared state of its own (a block of ids, a
+ * segment fetch) it gives back itself when it exits, also on FATAL; a crash
+ * restarts shared memory anyway.  Registered once, outside any spinlock.
+ */
+static void
+release_at_exit(int code, Datum arg)
+{
+	release_block();
+	clear_fetching();
+}
+
+static void
+register_backend_callbacks(void)
+{
+	static bool registered = false;
+
+	if (likely(registered))
+		return;
+	RegisterXactCallback(release_block_at_xact_end, NULL);
+	before_shmem_exit(release_at_exit, (Datum) 0);
+	registered = true;
 }
 
 void
@@ -403,12 +438,7 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 	if (n > 1)
 		return issue_locked(c, n, slot, unit, first_seq);
 
-	if (unlikely(!block_callbacks))
-	{
-		RegisterXactCallback(release_block_at_xact_end, NULL);
-		before_shmem_exit(release_block_at_exit, (Datum) 0);
-		block_callbacks = true;
-	}
+	register_backend_callbacks();
 	got = issue_locked(c, BLOCK_IDS, slot, unit, first_seq);
 	if (got > 1)
 	{
@@ -479,35 +509,6 @@ sequence_increment(Oid seqid)
 	inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
 	ReleaseSysCache(tp);
 	return inc;
-}
-
-/*
- * The entry whose fetching flag this backend holds, if any.  The backend
- * clears the flag itself: after the fetch, when the fetch fails (ERROR), and
- * when it exits (FATAL); a crash restarts shared memory anyway.  So no other
- * backend ever has to guess whether the fetcher is alive.
- */
-static CosidGenEntry *fetch_entry = NULL;
-static uint64 fetch_tag;
-
-static void
-clear_fetching(void)
-{
-	CosidGenEntry *e = fetch_entry;
-
-	if (e == NULL)
-		return;
-	SpinLockAcquire(&e->mutex);
-	if (e->tag == fetch_tag)
-		e->fetching = false;
-	SpinLockRelease(&e->mutex);
-	fetch_entry = NULL;
-}
-
-static void
-clear_fetching_at_exit(int code, Datum arg)
-{
-	clear_fetching();
 }
 
 /*
@@ -619,14 +620,8 @@ segment_issue(CosidGenCache *c, size_t n, int64 *out)
 	size_t		got = 0;
 	bool		counted_wait = false;
 	int			spins = 0;
-	static bool exit_callback = false;
 
-	/* a backend that exits while fetching clears its flag (not in a spinlock) */
-	if (unlikely(!exit_callback))
-	{
-		before_shmem_exit(clear_fetching_at_exit, (Datum) 0);
-		exit_callback = true;
-	}
+	register_backend_callbacks();
 
 	for (;;)
 	{

@@ -42,7 +42,7 @@
 #define NAMES_FILE	NAMES_DIR "/names"
 #define NAMES_TMP	NAMES_DIR "/names.tmp"
 #define NAMES_MAGIC 0xC051D4A3u
-#define NAMES_VERSION 1
+#define NAMES_VERSION 2
 
 /* An entry unused this long may be freed when every entry is taken. */
 #define IDLE_MS		10000
@@ -55,12 +55,7 @@ typedef struct NameRecord
 	char		name[NAMEDATALEN];
 	int32		wide;			/* cosid80: ids are not bigints */
 	int32		uncertainty_bits;
-	int64		epoch_ms;
-	int64		unit_ms;
-	int32		time_bits;
-	int32		node_bits;
-	int32		seq_bits;
-	int32		pad;
+	CosidLayout layout;			/* seq_reset_threshold not kept (0) */
 	int64		floor;			/* ids up to this one are never issued again
 								 * (-1: none) */
 } NameRecord;
@@ -208,11 +203,8 @@ record_set_layout(NameRecord *r, const CosidGenDef *def)
 {
 	r->wide = def->strategy == COSID_STRATEGY_COSID80;
 	r->uncertainty_bits = def->uncertainty_bits;
-	r->epoch_ms = def->layout.epoch_ms;
-	r->unit_ms = def->layout.unit_ms;
-	r->time_bits = def->layout.time_bits;
-	r->node_bits = def->layout.node_bits;
-	r->seq_bits = def->layout.seq_bits;
+	r->layout = def->layout;
+	r->layout.seq_reset_threshold = 0;	/* may change; ids do not */
 }
 
 static bool
@@ -220,23 +212,7 @@ record_same_layout(const NameRecord *r, const CosidGenDef *def)
 {
 	return r->wide == (def->strategy == COSID_STRATEGY_COSID80) &&
 		r->uncertainty_bits == def->uncertainty_bits &&
-		r->epoch_ms == def->layout.epoch_ms && r->unit_ms == def->layout.unit_ms &&
-		r->time_bits == def->layout.time_bits && r->node_bits == def->layout.node_bits &&
-		r->seq_bits == def->layout.seq_bits;
-}
-
-static CosidLayout
-record_layout(const NameRecord *r)
-{
-	CosidLayout l;
-
-	memset(&l, 0, sizeof(l));
-	l.epoch_ms = r->epoch_ms;
-	l.unit_ms = r->unit_ms;
-	l.time_bits = r->time_bits;
-	l.node_bits = r->node_bits;
-	l.seq_bits = r->seq_bits;
-	return l;
+		cosid_layout_same_ids(&r->layout, &def->layout);
 }
 
 /*
@@ -300,13 +276,13 @@ layout_text(const CosidLayout *l, int ubits)
 
 /*
  * The floor a name gets when def replaces the layout in rec: every id the
- * old layout may have issued.  Raises elevel (with errcode code) when def
+ * old layout may have issued.  Raises an error (with errcode code) when def
  * cannot issue above it now.
  */
 static int64
 floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 {
-	CosidLayout old = record_layout(rec);
+	const CosidLayout *old = &rec->layout;
 	int64		floor;
 	int64		first;
 	int64		now_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
@@ -324,7 +300,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						def->name),
 				 errhint("Ids are issued as soon as the cosid slot worker has opened a window.")));
 
-	floor = Max(rec->floor, max_id_until(&old, rec->uncertainty_bits, issued_bound_ms()));
+	floor = Max(rec->floor, max_id_until(old, rec->uncertainty_bits, issued_bound_ms()));
 
 	if (rec->wide || def->strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
@@ -332,7 +308,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 				 errmsg("generator \"%s\" already issued ids with another layout on this server",
 						def->name),
 				 errdetail("Its earlier layout was %s. The parts of an 80-bit id cannot be ordered across layouts, so a cosid80 name keeps its layout.",
-						   layout_text(&old, rec->uncertainty_bits)),
+						   layout_text(old, rec->uncertainty_bits)),
 				 errhint("Define it with its earlier layout, or use another name.")));
 	first = first_unit_above(&def->layout, def->uncertainty_bits, floor);
 	/* past the end of timestamps (a seconds unit with many time bits): never */
@@ -344,7 +320,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 				 errmsg("generator \"%s\" would issue ids that its name already issued on this server",
 						def->name),
 				 errdetail("With its earlier layout (%s) this server may have issued ids up to " INT64_FORMAT "; this layout's ids %s.",
-						   layout_text(&old, rec->uncertainty_bits), floor,
+						   layout_text(old, rec->uncertainty_bits), floor,
 						   first < 0 ? "never reach above that" :
 						   psprintf("reach above that only from %s",
 									timestamptz_to_str(cosid_ms_to_timestamptz(cosid_unit_start_ms(&def->layout, first))))),

@@ -347,7 +347,7 @@ cosid_lease_main(void)
 		 * after a holder whose clock was ahead): the same end, never lower.
 		 */
 		extend = end == 0 ||
-			(cosid_window_in_demand() && end - now < COSID_WINDOW_RENEW_MS);
+			(end - now < COSID_WINDOW_RENEW_MS && cosid_window_in_demand());
 		if (extend || now - renewed >= (int64) cosid_lease_ttl * 1000 / 3)
 		{
 			int64		new_end = extend ?

@@ -229,7 +229,8 @@ cosid_extend_window(int64 end_ms)
 /*
  * Whether the window should be kept ahead of the clock: ids were issued in
  * the last COSID_WINDOW_IDLE_MS (or the window opened that recently), or a
- * backend found it lapsed and asked.  Call it once per turn of the loop.
+ * backend found it lapsed and asked.  It looks at every entry, so callers
+ * ask only when the end is near (it notices any change since its last call).
  */
 bool
 cosid_window_in_demand(void)
@@ -378,7 +379,7 @@ manual_main(void)
 		cosid_worker_reload();
 
 		now = (int64) cosid_now_ms();
-		if (cosid_window_in_demand() && end - now < COSID_WINDOW_RENEW_MS)
+		if (end - now < COSID_WINDOW_RENEW_MS && cosid_window_in_demand())
 		{
 			int64		new_end = Max(now, start) + COSID_WINDOW_LEAD_MS;
 

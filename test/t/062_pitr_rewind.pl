@@ -98,9 +98,7 @@ $node_a->safe_psql('postgres', "INSERT INTO t (who) SELECT 'a2' FROM generate_se
 $node_a->wait_for_catchup($node_b);
 
 # failover: B promoted (A still up, as when A was only cut off), both insert
-$node_b->promote;
-my $rb = fill_rows($node_b, "INSERT INTO t (who) VALUES ('b1')", 2000, 15);
-is($rb->{inserted} . '|' . $rb->{dup_errors}, '2000|0', 'rewind: B, promoted, inserted 2000 rows');
+promote_and_fill($node_b, 'rewind: B', "INSERT INTO t (who) VALUES ('b1')", 2000);
 $node_a->safe_psql('postgres', "INSERT INTO t (who) SELECT 'a_lost' FROM generate_series(1, 100)");
 $node_a->stop;    # cleanly
 
@@ -151,12 +149,7 @@ is($node_a->safe_psql('postgres', "SELECT count(*) FROM t WHERE who = 'a_lost'")
 my ($all_count, $all_max) = split /\|/, $node_b->safe_psql('postgres', 'SELECT count(*), max(id) FROM t');
 
 $node_b->stop;
-$node_a->promote;
-my $ra = fill_rows($node_a, "INSERT INTO t (who) VALUES ('a3')", 2000, 15);
-note("rewind: A promoted again: $ra->{inserted} rows, $ra->{retries} retries (55000), "
-	  . "$ra->{dup_errors} duplicate keys, first row after $ra->{first_ok_s} s; messages: $ra->{messages}");
-is($ra->{dup_errors}, 0, 'rewind: A, promoted again, issued no duplicate key');
-is($ra->{inserted}, 2000, 'rewind: A inserted 2000 rows within 15 s');
+my $ra = promote_and_fill($node_a, 'rewind: A promoted again', "INSERT INTO t (who) VALUES ('a3')", 2000);
 is( $node_a->safe_psql('postgres', qq{
 		SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE who = 'a3' AND id <= $all_max) FROM t}),
 	join('|', $all_count + 2000, $all_count + 2000, 0),

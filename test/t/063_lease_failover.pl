@@ -82,12 +82,7 @@ sub run_failover
 		"$run: the standby replayed every row ($old_count)");
 
 	$primary->stop('immediate');
-	$standby->promote;
-	my $r = fill_rows($standby, "INSERT INTO t (who) VALUES ('new')", $new_rows, 15);
-	note("$run: promoted: $r->{inserted} rows, $r->{retries} retries (55000), $r->{dup_errors} duplicate keys, "
-		  . "first row after $r->{first_ok_s} s; messages: $r->{messages}");
-	is($r->{dup_errors}, 0, "$run: no duplicate-key error after promotion");
-	is($r->{inserted}, $new_rows, "$run: the promoted standby inserted $new_rows rows within 15 s");
+	my $r = promote_and_fill($standby, $run, "INSERT INTO t (who) VALUES ('new')", $new_rows);
 
 	# the ids the standby issued before promotion join the table, to compare
 	$standby->safe_psql('postgres', qq{

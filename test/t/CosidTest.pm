@@ -237,7 +237,7 @@ sub wait_for_lease
 
 # ---- standbys and failover (060-063)
 
-push @EXPORT, qw(standby_of fill_rows_sql fill_rows start_load finish_load
+push @EXPORT, qw(standby_of fill_rows_sql fill_rows promote_and_fill start_load finish_load
   node_now_ms recovery_refusal);
 
 # A streaming hot standby of $primary from a new base backup, started:
@@ -322,6 +322,20 @@ sub fill_rows
 	my %h;
 	@h{qw(inserted retries dup_errors first_ok_s messages)} = split /\|/, $r, 5;
 	return \%h;
+}
+
+# Promote the node and fill $n rows with $stmt at once (fill_rows, 15 s):
+# asserts no duplicate key and every row inserted; returns fill_rows' hash.
+sub promote_and_fill
+{
+	my ($node, $what, $stmt, $n) = @_;
+	$node->promote;
+	my $r = fill_rows($node, $stmt, $n, 15);
+	note("$what: promoted: $r->{inserted} rows, $r->{retries} retries (55000), $r->{dup_errors} duplicate keys, "
+		  . "first row after $r->{first_ok_s} s; messages: $r->{messages}");
+	is($r->{dup_errors}, 0, "$what: no duplicate-key error after promotion");
+	is($r->{inserted}, $n, "$what: the promoted node inserted $n rows within 15 s");
+	return $r;
 }
 
 # pgbench in the background: $clients clients run the SQL script for
