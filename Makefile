@@ -27,8 +27,10 @@ EXTENSION = cosid
 MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
-OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
-	src/codec.o src/genstate.o src/wal.o src/worker.o src/lease.o $(CORE_OBJS)
+OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
+	src/slot_manual.o src/slot_lease.o src/worker.o src/wal.o src/gendef.o \
+	src/codecbind.o src/codecfuncs.o src/catalog.o src/ddl.o src/genstate.o \
+	src/gencache.o src/segment.o src/issue.o src/inspect.o $(CORE_OBJS)
 # the slot worker talks to the lease store with libpq
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)

@@ -3,12 +3,13 @@
  * holds which generator, the durable record of the layout each time-based
  * name issues with, and freeing entries.
  *
- * Owns: cosid_gen_entries, cosid_gen_hash, retired_ms and pg_cosid/names.
- * Must not: read the catalog (catalog.c hands it a parsed definition), or
- * issue ids (generate.c does, under each entry's spinlock).
+ * Owns: cosid_gen_entries, their hash, retired_ms, cosid.max_generators and
+ * pg_cosid/names.
+ * Must not: read the catalog (its callers hand it a parsed definition), or
+ * issue ids (issue.c does, under each entry's spinlock).
  *
- * Locking (see cosid.h): gen_hash_lock exclusive to assign or free an entry
- * and to read or write pg_cosid/names; shared to look an entry up.  An
+ * Locking (see genstate.h): cosid_gen_hash_lock exclusive to assign or free
+ * an entry and to read or write pg_cosid/names; shared to look an entry up.  An
  * entry's fields are read and written under its spinlock; its tag changes
  * (under both) whenever it is freed or given to another generator.
  *
@@ -25,7 +26,8 @@
  *   have issued up to now (the window end bounds what was issued), and the
  *   new layout issues only above it, or is refused.
  */
-#include "cosid.h"
+#include "genstate.h"
+#include "slot.h"
 
 #include <unistd.h>
 
@@ -35,19 +37,34 @@
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
 #include "storage/shmem.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#define NAMES_DIR	"pg_cosid"
-#define NAMES_FILE	NAMES_DIR "/names"
-#define NAMES_TMP	NAMES_DIR "/names.tmp"
+#define NAMES_FILE	COSID_STATE_DIR "/names"
+#define NAMES_TMP	COSID_STATE_DIR "/names.tmp"
 #define NAMES_MAGIC 0xC051D4A3u
 #define NAMES_VERSION 2
 
 /* An entry unused this long may be freed when every entry is taken. */
 #define IDLE_MS		10000
 
+int			cosid_max_generators = 1024;
+
 CosidGenEntry *cosid_gen_entries = NULL;
+LWLock	   *cosid_gen_hash_lock = NULL;
+
+/* CosidGenKey -> index into cosid_gen_entries */
+typedef struct CosidGenRef
+{
+	CosidGenKey key;			/* hash key: must be first */
+	int			index;
+} CosidGenRef;
+
+static HTAB *gen_hash = NULL;
+
+/* the end of the last unit of a tombstone reused for another name */
+static pg_atomic_uint64 *retired_ms = NULL;
 
 /* What pg_cosid/names keeps of a time-based name (fixed size, on disk). */
 typedef struct NameRecord
@@ -68,12 +85,31 @@ typedef struct NamesHeader
 	pg_crc32c	crc;			/* of the records */
 } NamesHeader;
 
-/* ---------- shared memory ---------- */
+/* ---------- settings and shared memory ---------- */
+
+void
+cosid_genstate_define_settings(void)
+{
+	DefineCustomIntVariable("cosid.max_generators",
+							"Generators (across all databases) whose state shared memory can hold.",
+							NULL,
+							&cosid_max_generators,
+							1024, 16, 1000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+}
+
+void
+cosid_genstate_shmem_request(void)
+{
+	RequestNamedLWLockTranche("cosid", 1);
+}
 
 Size
 cosid_genstate_shmem_size(void)
 {
-	return add_size(mul_size(cosid_max_generators, sizeof(CosidGenEntry)),
+	return add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
+							 mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
 					hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)));
 }
 
@@ -84,6 +120,10 @@ cosid_genstate_shmem_init(void)
 	bool		found;
 	HASHCTL		info;
 
+	cosid_gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
+	retired_ms = ShmemInitStruct("cosid retired units", sizeof(pg_atomic_uint64), &found);
+	if (!found)
+		pg_atomic_init_u64(retired_ms, 0);
 	cosid_gen_entries = ShmemInitStruct("cosid generator entries",
 										mul_size(cosid_max_generators, sizeof(CosidGenEntry)),
 										&found);
@@ -96,9 +136,9 @@ cosid_genstate_shmem_init(void)
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(CosidGenKey);
 	info.entrysize = sizeof(CosidGenRef);
-	cosid_gen_hash = ShmemInitHash("cosid generators",
-								   cosid_max_generators, cosid_max_generators,
-								   &info, HASH_ELEM | HASH_BLOBS);
+	gen_hash = ShmemInitHash("cosid generators",
+							 cosid_max_generators, cosid_max_generators,
+							 &info, HASH_ELEM | HASH_BLOBS);
 }
 
 static void
@@ -171,10 +211,7 @@ names_write(const NameRecord *recs, int count)
 	Size		len = mul_size(count, sizeof(NameRecord));
 	char	   *buf;
 
-	if (MakePGDirectory(NAMES_DIR) != 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", NAMES_DIR)));
+	cosid_ensure_state_dir();
 	h.magic = NAMES_MAGIC;
 	h.version = NAMES_VERSION;
 	h.count = (uint32) count;
@@ -223,7 +260,7 @@ record_same_layout(const NameRecord *r, const CosidGenDef *def)
 static int64
 issued_bound_ms(void)
 {
-	int64		end = (int64) pg_atomic_read_u64(&cosid_shared->window_end_ms);
+	int64		end = cosid_window_end();
 	int64		soon = (int64) cosid_now_ms() + COSID_WINDOW_LEAD_MS;
 
 	return Max(end, soon);
@@ -293,7 +330,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 	 * clock may be behind an earlier run's end.)
 	 */
 	if (code == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
-		pg_atomic_read_u64(&cosid_shared->window_end_ms) == 0)
+		cosid_window_end() == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("generator \"%s\" cannot take its new layout before this server's slot window is open",
@@ -335,11 +372,11 @@ cosid_gen_check_define(const CosidGenDef *def)
 	NameRecord *rec;
 	int			count;
 
-	if (!COSID_TIME_BASED(def->strategy) || cosid_shared == NULL)
+	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
 		return;
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
 	recs = names_read(&count);
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	LWLockRelease(cosid_gen_hash_lock);
 	rec = names_find(recs, count, def->name);
 	if (rec != NULL && !record_same_layout(rec, def))
 		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
@@ -347,7 +384,7 @@ cosid_gen_check_define(const CosidGenDef *def)
 
 /*
  * The floor of a time-based name about to get an entry: records its layout
- * durably first if it is new or changed (caller holds gen_hash_lock
+ * durably first if it is new or changed (caller holds cosid_gen_hash_lock
  * exclusive).
  */
 static int64
@@ -388,7 +425,7 @@ issued_end_ms(const CosidGenEntry *e)
 }
 
 /*
- * Free entry i (gen_hash_lock exclusive held).  A time-based entry stays as a
+ * Free entry i (cosid_gen_hash_lock exclusive held).  A time-based entry stays as a
  * tombstone of its name: what it issued bounds where the name's next entry
  * starts, with no effect on other names.
  */
@@ -404,7 +441,7 @@ free_entry(int i)
 	e->tombstone = e->time_based && e->state.last_unit >= 0;
 	e->tag++;
 	SpinLockRelease(&e->mutex);
-	(void) hash_search(cosid_gen_hash, &key, HASH_REMOVE, NULL);
+	(void) hash_search(gen_hash, &key, HASH_REMOVE, NULL);
 }
 
 /*
@@ -424,9 +461,9 @@ clear_tombstone(int i)
 	end = issued_end_ms(e);
 	e->tombstone = false;
 	SpinLockRelease(&e->mutex);
-	cur = pg_atomic_read_u64(&cosid_shared->retired_ms);
+	cur = pg_atomic_read_u64(retired_ms);
 	while (cur < (uint64) end &&
-		   !pg_atomic_compare_exchange_u64(&cosid_shared->retired_ms, &cur, (uint64) end))
+		   !pg_atomic_compare_exchange_u64(retired_ms, &cur, (uint64) end))
 		;
 }
 
@@ -494,7 +531,7 @@ take_entry(void)
 		clear_tombstone(tomb);
 		return tomb;
 	}
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	LWLockRelease(cosid_gen_hash_lock);
 	ereport(ERROR,
 			(errcode(ERRCODE_OUT_OF_MEMORY),
 			 errmsg("too many cosid generators in use"),
@@ -506,7 +543,7 @@ take_entry(void)
 }
 
 /*
- * Set up entry e for def (gen_hash_lock exclusive held).  name_end_ms: the
+ * Set up entry e for def (cosid_gen_hash_lock exclusive held).  name_end_ms: the
  * end of what the name's tombstone issued (0: none).
  */
 static void
@@ -546,7 +583,7 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 		 * name's floor.
 		 */
 		int64		end = Max(name_end_ms,
-							  (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
+							  (int64) pg_atomic_read_u64(retired_ms));
 		int64		last = cosid_unit_of(&def->layout, Max(now, end));
 
 		if (end > now)
@@ -573,7 +610,7 @@ entry_serves(CosidGenEntry *e, const CosidGenDef *def)
 static CosidGenEntry *
 find_entry(const CosidGenKey *key, const CosidGenDef *def, uint64 *tag, int *index)
 {
-	CosidGenRef *ref = hash_search(cosid_gen_hash, key, HASH_FIND, NULL);
+	CosidGenRef *ref = hash_search(gen_hash, key, HASH_FIND, NULL);
 	CosidGenEntry *e;
 
 	*index = -1;
@@ -607,20 +644,20 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	bool		found;
 
 	make_key(def, &key);
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
 	e = find_entry(&key, def, &t, &index);
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	LWLockRelease(cosid_gen_hash_lock);
 	if (e != NULL)
 	{
 		*tag = t;
 		return e;
 	}
 
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
+	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
 	e = find_entry(&key, def, &t, &index);
 	if (e != NULL)
 	{
-		LWLockRelease(cosid_shared->gen_hash_lock);
+		LWLockRelease(cosid_gen_hash_lock);
 		*tag = t;
 		return e;
 	}
@@ -644,13 +681,13 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 		index = take_entry();
 	e = &cosid_gen_entries[index];
 	init_entry(e, &key, def, floor, name_end);
-	ref = hash_search(cosid_gen_hash, &key, HASH_ENTER, &found);
+	ref = hash_search(gen_hash, &key, HASH_ENTER, &found);
 	Assert(!found);
 	ref->index = index;
 	SpinLockAcquire(&e->mutex);
 	t = e->tag;
 	SpinLockRelease(&e->mutex);
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	LWLockRelease(cosid_gen_hash_lock);
 	*tag = t;
 	return e;
 }
@@ -660,7 +697,7 @@ cosid_gen_issued_total(void)
 {
 	uint64		total = 0;
 
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
 	for (int i = 0; i < cosid_max_generators; i++)
 	{
 		CosidGenEntry *e = &cosid_gen_entries[i];
@@ -671,7 +708,7 @@ cosid_gen_issued_total(void)
 		total += e->issued;
 		SpinLockRelease(&e->mutex);
 	}
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	LWLockRelease(cosid_gen_hash_lock);
 	return total;
 }
 
@@ -685,7 +722,7 @@ cosid_gen_issued_bound_ms(int64 start_ms)
 {
 	int64		next = start_ms;
 
-	LWLockAcquire(cosid_shared->gen_hash_lock, LW_SHARED);
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
 	for (int i = 0; i < cosid_max_generators; i++)
 	{
 		CosidGenEntry *e = &cosid_gen_entries[i];
@@ -696,8 +733,8 @@ cosid_gen_issued_bound_ms(int64 start_ms)
 		SpinLockRelease(&e->mutex);
 	}
 	/* read under the lock: entries are reused only under it, exclusive */
-	next = Max(next, (int64) pg_atomic_read_u64(&cosid_shared->retired_ms));
-	LWLockRelease(cosid_shared->gen_hash_lock);
+	next = Max(next, (int64) pg_atomic_read_u64(retired_ms));
+	LWLockRelease(cosid_gen_hash_lock);
 	return next;
 }
 
@@ -724,7 +761,7 @@ add_pending(const CosidGenDef *def, bool rekey, TransactionId new_xmin)
 	MemoryContext old;
 	PendingChange *p;
 
-	if (cosid_shared == NULL)
+	if (!cosid_preloaded)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc(sizeof(PendingChange));
@@ -781,11 +818,11 @@ cosid_gen_at_commit(bool commit)
 		return;
 	if (commit)
 	{
-		LWLockAcquire(cosid_shared->gen_hash_lock, LW_EXCLUSIVE);
+		LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
 		foreach(lc, pending)
 		{
 			PendingChange *p = lfirst(lc);
-			CosidGenRef *ref = hash_search(cosid_gen_hash, &p->key, HASH_FIND, NULL);
+			CosidGenRef *ref = hash_search(gen_hash, &p->key, HASH_FIND, NULL);
 			CosidGenKey to;
 			CosidGenRef *newref;
 			CosidGenEntry *e;
@@ -802,21 +839,21 @@ cosid_gen_at_commit(bool commit)
 			}
 			to = p->key;
 			to.xmin = p->new_xmin;
-			if (hash_search(cosid_gen_hash, &to, HASH_FIND, NULL) != NULL)
+			if (hash_search(gen_hash, &to, HASH_FIND, NULL) != NULL)
 			{
 				/* the new version has state already (used in this transaction) */
 				free_entry(index);
 				continue;
 			}
-			(void) hash_search(cosid_gen_hash, &p->key, HASH_REMOVE, NULL);
-			newref = hash_search(cosid_gen_hash, &to, HASH_ENTER, &found);
+			(void) hash_search(gen_hash, &p->key, HASH_REMOVE, NULL);
+			newref = hash_search(gen_hash, &to, HASH_ENTER, &found);
 			newref->index = index;
 			e = &cosid_gen_entries[index];
 			SpinLockAcquire(&e->mutex);
 			e->key = to;
 			SpinLockRelease(&e->mutex);
 		}
-		LWLockRelease(cosid_shared->gen_hash_lock);
+		LWLockRelease(cosid_gen_hash_lock);
 	}
 	/* the list lives in TopTransactionContext, freed with the transaction */
 	pending = NIL;

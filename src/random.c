@@ -8,7 +8,7 @@
  * that filled it: a process forked after filling it (none is today, but a
  * preloaded library cannot know) discards it rather than repeat its bytes.
  */
-#include "cosid.h"
+#include "random.h"
 
 #include "miscadmin.h"
 

@@ -6,7 +6,10 @@
  * ulid <-> uuid casts need no function.  Ordering is memcmp order, which for
  * a big-endian time-first value is creation order.
  */
-#include "cosid.h"
+#include "ulid_type.h"
+#include "random.h"
+
+#include "core/ulid.h"
 
 #include "access/htup_details.h"
 #include "common/hashfn.h"
@@ -21,6 +24,17 @@
 #include "utils/guc.h"
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+
+/* gen_ulid_monotonic()'s last ULID, shared (see ulid_type.h) */
+typedef struct UlidShared
+{
+	slock_t		lock;			/* protects last */
+	uint8		last[ULID_BYTES];
+} UlidShared;
+
+static UlidShared *ulid_shared = NULL;
 
 typedef struct pg_ulid
 {
@@ -383,9 +397,9 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 		uint64		now = cosid_now_ms();
 		UlidMonoResult r;
 
-		SpinLockAcquire(&cosid_shared->ulid_lock);
-		r = ulid_monotonic_next(cosid_shared->ulid_last, now, rnd, u->data);
-		SpinLockRelease(&cosid_shared->ulid_lock);
+		SpinLockAcquire(&ulid_shared->lock);
+		r = ulid_monotonic_next(ulid_shared->last, now, rnd, u->data);
+		SpinLockRelease(&ulid_shared->lock);
 
 		if (likely(r == ULID_MONO_OK))
 			break;
@@ -395,4 +409,24 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 		cosid_wait_1ms();
 	}
 	PG_RETURN_ULID_P(u);
+}
+
+Size
+cosid_ulid_shmem_size(void)
+{
+	return MAXALIGN(sizeof(UlidShared));
+}
+
+/* Called under AddinShmemInitLock. */
+void
+cosid_ulid_shmem_init(void)
+{
+	bool		found;
+
+	ulid_shared = ShmemInitStruct("cosid ulid", sizeof(UlidShared), &found);
+	if (!found)
+	{
+		memset(ulid_shared, 0, sizeof(UlidShared));
+		SpinLockInit(&ulid_shared->lock);
+	}
 }

@@ -18,7 +18,8 @@
  * without the resource manager, recovery stops with "resource manager with
  * ID 199 not registered".
  */
-#include "cosid.h"
+#include "wal.h"
+#include "slot.h"
 
 #include <unistd.h>
 
@@ -34,9 +35,8 @@
 
 #define XLOG_COSID_WINDOW_END	0x00
 
-#define REPLAYED_DIR	"pg_cosid"
-#define REPLAYED_FILE	REPLAYED_DIR "/replayed.state"
-#define REPLAYED_TMP	REPLAYED_DIR "/replayed.state.tmp"
+#define REPLAYED_FILE	COSID_STATE_DIR "/replayed.state"
+#define REPLAYED_TMP	COSID_STATE_DIR "/replayed.state.tmp"
 #define REPLAYED_MAGIC	0xC051D4A5u
 
 /* The record: a slot's window end (also the state file's entries). */
@@ -108,10 +108,7 @@ replayed_write(void)
 	Size		len = mul_size(nreplayed, sizeof(xl_cosid_window));
 	char	   *buf = palloc(sizeof(h) + len);
 
-	if (MakePGDirectory(REPLAYED_DIR) != 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", REPLAYED_DIR)));
+	cosid_ensure_state_dir();
 	h.magic = REPLAYED_MAGIC;
 	h.count = (uint32) nreplayed;
 	INIT_CRC32C(h.crc);

@@ -1,12 +1,13 @@
 /*
- * codec.c - codecs on the PostgreSQL side: a parsed codec list (core/codec.c)
- * bound to time zones, SQL functions and a generator's layout, and the
- * pipeline that runs it both ways.  The SQL functions cosid_encode and
- * cosid_decode live here too.
+ * codecbind.c - codec lists on the PostgreSQL side (see codecbind.h): a list
+ * parsed by src/core/codec.c, bound to time zones, SQL functions and a
+ * generator's layout, and the pipeline that runs it both ways.
  *
- * A list is parsed and bound once per call site (fn_extra), never per row.
+ * Owns: binding (zones, custom functions and who they run as) and running a
+ * bound list.  Must not: look generators up or read the catalog (its callers
+ * hand it a definition), or be bound per row (callers keep the result).
  */
-#include "cosid.h"
+#include "codecbind.h"
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -25,12 +26,13 @@
 #include "utils/regproc.h"
 #include "utils/timestamp.h"
 
-#include "core/codec.h"
+/*
+ * Whether the list being bound is ad hoc: its errors say "invalid codec
+ * list", a generator's "invalid generator definition".
+ */
+static bool binding_adhoc = false;
 
-PG_FUNCTION_INFO_V1(cosid_encode_named);
-PG_FUNCTION_INFO_V1(cosid_decode_named);
-PG_FUNCTION_INFO_V1(cosid_encode_adhoc);
-PG_FUNCTION_INFO_V1(cosid_decode_adhoc);
+#define key_error(path, ...) cosid_invalid_key(binding_adhoc, path, __VA_ARGS__)
 
 static void *
 codec_palloc(void *ctx, size_t size)
@@ -51,7 +53,7 @@ bind_zone(const char *zone, const char *path)
 	pg_tz	   *tz = pg_tzset(zone ? zone : "UTC");
 
 	if (tz == NULL)
-		cosid_key_error(path, "unknown time zone \"%s\"", zone);
+		key_error(path, "unknown time zone \"%s\"", zone);
 	return tz;
 }
 
@@ -92,17 +94,17 @@ bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
 	if (nest >= 0)
 		AtEOXact_GUC(false, nest);
 	if (fn == InvalidOid)
-		cosid_key_error(path, "function %s does not exist", sig);
+		key_error(path, "function %s does not exist", sig);
 	ret = get_func_signature(fn, &argtypes, &nargs);
 	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
-		cosid_key_error(path, "expected a function of (%s) returning %s",
+		key_error(path, "expected a function of (%s) returning %s",
 					format_type_be(argtype), format_type_be(rettype));
 	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
 	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
-		cosid_key_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
+		key_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
 	/* a generator outlives the session: its functions must too */
 	if (mode == COSID_BIND_DEFINE && isAnyTempNamespace(get_func_namespace(fn)))
-		cosid_key_error(path, "function %s is temporary; a generator's codec needs a permanent function", sig);
+		key_error(path, "function %s is temporary; a generator's codec needs a permanent function", sig);
 	if (cosid_proc_aclcheck(fn, user, ACL_EXECUTE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -193,13 +195,14 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 	char		msg[512];
 	const char *prefix = "codec";
 
+	binding_adhoc = gen == NULL;
 	if (list != NULL)
 	{
 		char	   *json = JsonbToCString(NULL, &list->root, VARSIZE(list));
 
 		if (!cosid_codec_parse(json, strlen(json), prefix, codec_palloc, cxt,
 							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
-			cosid_key_error(path, "%s", msg);
+			key_error(path, "%s", msg);
 	}
 
 	Assert(gen != NULL || mode == COSID_BIND_CALLER);
@@ -221,11 +224,11 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 
 			if (it->kind == COSID_CODEC_FRIENDLY || it->kind == COSID_CODEC_PARTS_RADIX ||
 				it->kind == COSID_CODEC_PARTS_FRIENDLY)
-				cosid_key_error(item_path(prefix, i, it->kind, NULL),
+				key_error(item_path(prefix, i, it->kind, NULL),
 							"needs a time-based generator; a segment number has no time, node or sequence");
 			if (it->kind == COSID_CODEC_DATE_PREFIX && it->has_source &&
 				it->source == COSID_SOURCE_ID_TIME)
-				cosid_key_error(item_path(prefix, i, it->kind, "source"),
+				key_error(item_path(prefix, i, it->kind, "source"),
 							"\"ID_TIME\" needs a time-based generator; a segment number has no time");
 		}
 	}
@@ -247,17 +250,17 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 		{
 			case COSID_CODEC_FRIENDLY:
 				if (gen && gen->uncertainty_bits > 0)
-					cosid_key_error(item_path(prefix, i, it->kind, NULL),
+					key_error(item_path(prefix, i, it->kind, NULL),
 								"not available with uncertainty-bits, whose random bits it would drop");
 				if (gen && it->has_layout)
-					cosid_key_error(item_path(prefix, i, it->kind, "layout"),
+					key_error(item_path(prefix, i, it->kind, "layout"),
 								"a generator's codec uses the generator's layout");
 				if (!gen)
 				{
 					rt->layout = cosid_preset_layout(it->has_layout ? it->layout :
 													 COSID_PRESET_SNOWFLAKE_MS);
 					if (cosid_layout_total_bits(&rt->layout) > 63)
-						cosid_key_error(item_path(prefix, i, it->kind, "layout"),
+						key_error(item_path(prefix, i, it->kind, "layout"),
 									"%s ids do not fit a bigint", cosid_preset_name(it->layout));
 				}
 				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
@@ -265,21 +268,21 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 			case COSID_CODEC_PARTS_RADIX:
 			case COSID_CODEC_PARTS_FRIENDLY:
 				if (!gen || gen->strategy != COSID_STRATEGY_COSID80)
-					cosid_key_error(item_path(prefix, i, it->kind, NULL),
+					key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a generator of strategy \"cosid80\"");
 				if (it->kind == COSID_CODEC_PARTS_FRIENDLY)
 					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
 			case COSID_CODEC_GROUPED:
 				if (gen && (gen->strategy != COSID_STRATEGY_SEGMENT || gen->group == COSID_GROUP_NONE))
-					cosid_key_error(item_path(prefix, i, it->kind, NULL),
+					key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a segment generator with a \"group\"");
 				if (gen)
 					it->group = gen->group; /* the generator's period */
 				break;
 			case COSID_CODEC_CUSTOM:
 				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
-					cosid_key_error(item_path(prefix, i, it->kind, NULL),
+					key_error(item_path(prefix, i, it->kind, NULL),
 								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
 				bind_function(it->encode_fn, INT8OID, TEXTOID,
 							  item_path(prefix, i, it->kind, "encode"), mode,
@@ -295,7 +298,7 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 					it->source = gen && COSID_TIME_BASED(gen->strategy) ?
 						COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
 				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
-					cosid_key_error(item_path(prefix, i, it->kind, "source"),
+					key_error(item_path(prefix, i, it->kind, "source"),
 								"\"ID_TIME\" needs a time-based generator: use cosid_encode(name, id)");
 				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
@@ -489,37 +492,14 @@ id_time_ms(const CosidCodecRt *rt, const CosidId *id)
 }
 
 /* Whether encoding shows "NOW" (a date prefix of source NOW). */
-static inline bool
-codec_uses_now(const CosidCodecRt *rt)
+bool
+cosid_codec_uses_now(const CosidCodecRt *rt)
 {
 	for (int i = 0; i < rt->codec.nitems; i++)
 		if (rt->codec.items[i].kind == COSID_CODEC_DATE_PREFIX &&
 			rt->codec.items[i].source != COSID_SOURCE_ID_TIME)
 			return true;
 	return false;
-}
-
-/*
- * v as the text of a radix item's settings (codec[0]), written straight
- * into the result: no copy.
- */
-static inline text *
-radix_text(const CosidRadix *r, int64 v)
-{
-	int			width = r->width;
-	text	   *result;
-	int			n;
-
-	/* cosid_radix_encode writes at most width digits and a NUL */
-	result = (text *) palloc(VARHDRSZ + (width >= 1 && width <= 64 ? width : 64) + 1);
-	n = cosid_radix_encode(r, v, VARDATA(result));
-	if (unlikely(n < 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
-						v, r->width, r->radix)));
-	SET_VARSIZE(result, VARHDRSZ + n);
-	return result;
 }
 
 /*
@@ -546,7 +526,7 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 
 	/* just a radix */
 	if (rt->codec.nitems == 1 && rt->codec.items[0].kind == COSID_CODEC_RADIX)
-		return radix_text(&rt->codec.items[0].radix, id->id);
+		return cosid_codec_radix_text(&rt->codec.items[0].radix, id->id);
 
 	if (rt->codec.nitems > 0)
 	{
@@ -979,204 +959,3 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 	codec_decode_text(rt, data, strnlen(data, size), id);
 }
 
-/* ---------- SQL: cosid_encode, cosid_decode ---------- */
-
-/* "NOW" in cosid_encode: the statement's start, so the function is STABLE. */
-static int64
-statement_ms(void)
-{
-	return cosid_timestamptz_to_ms(GetCurrentStatementStartTimestamp());
-}
-
-/* statement_ms() when the codec shows NOW, else 0 (unused). */
-static inline int64
-codec_now_ms(const CosidCodecRt *rt)
-{
-	return codec_uses_now(rt) ? statement_ms() : 0;
-}
-
-/* A text argument, detoasted (packed header kept), as PG_GETARG_TEXT_PP. */
-static inline text *
-arg_text_pp(FunctionCallInfo fcinfo, int argno)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
-
-	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
-		v = pg_detoast_datum_packed(v);
-	return (text *) v;
-}
-
-/*
- * The call site's ad-hoc codec, re-bound only when the list changes.  When
- * the list is a constant of the call (a Const in the expression), it cannot
- * change, and once bound it is neither fetched nor compared again; if it is
- * just a radix, cosid_encode and cosid_decode go straight to it.
- */
-typedef struct AdhocCache
-{
-	MemoryContext cxt;			/* the binding; reset when the list changes */
-	bool		radix_only;		/* bound, list_const, and just a radix */
-	CosidRadix	radix;			/* then a copy of its settings (codec[0]) */
-	int			len;			/* 0: not bound (yet, or the bind failed) */
-	char	   *bytes;
-	CosidCodecRt *rt;
-	bool		list_const;
-} AdhocCache;
-
-/* Whether argument argno of the call is a Const. */
-static bool
-arg_is_const(FmgrInfo *flinfo, int argno)
-{
-	Node	   *expr = flinfo->fn_expr;
-	List	   *args;
-
-	if (expr == NULL || !IsA(expr, FuncExpr))
-		return false;
-	args = ((FuncExpr *) expr)->args;
-	return argno < list_length(args) && IsA(list_nth(args, argno), Const);
-}
-
-static CosidCodecRt *
-adhoc_codec(FunctionCallInfo fcinfo, int argno)
-{
-	AdhocCache *c = fcinfo->flinfo->fn_extra;
-	Jsonb	   *list;
-	int			len;
-
-	if (likely(c != NULL && c->list_const && c->len != 0))
-		return c->rt;
-	list = PG_GETARG_JSONB_P(argno);
-	len = VARSIZE(list);
-	if (likely(c != NULL && c->len == len && memcmp(c->bytes, list, len) == 0))
-		return c->rt;
-	if (c == NULL)
-	{
-		c = fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(AdhocCache));
-		c->list_const = arg_is_const(fcinfo->flinfo, argno);
-		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "cosid codec list",
-									   ALLOCSET_SMALL_SIZES);
-	}
-	/* a list that differs from row to row keeps only the last binding */
-	c->len = 0;
-	c->radix_only = false;
-	MemoryContextReset(c->cxt);
-	c->rt = cosid_codec_bind(list, NULL, COSID_BIND_CALLER, c->cxt);
-	c->bytes = MemoryContextAlloc(c->cxt, len);
-	memcpy(c->bytes, list, len);
-	c->len = len;
-	if (c->list_const && c->rt->codec.nitems == 1 &&
-		c->rt->codec.items[0].kind == COSID_CODEC_RADIX)
-	{
-		c->radix = c->rt->codec.items[0].radix;
-		c->radix_only = true;
-	}
-	return c->rt;
-}
-
-/* The call site's constant radix settings (see AdhocCache), or NULL. */
-static inline const CosidRadix *
-adhoc_radix(FunctionCallInfo fcinfo)
-{
-	AdhocCache *c = fcinfo->flinfo->fn_extra;
-
-	return c != NULL && c->radix_only ? &c->radix : NULL;
-}
-
-/*
- * The general ways of cosid_encode and cosid_decode (ad hoc), apart from
- * the fast ones so that those stay lean (no locals to protect).
- */
-static pg_noinline Datum
-encode_adhoc_slow(FunctionCallInfo fcinfo)
-{
-	CosidCodecRt *rt = adhoc_codec(fcinfo, 1);
-	CosidId		id;
-
-	memset(&id, 0, sizeof(id));
-	id.id = PG_GETARG_INT64(0);
-	PG_RETURN_TEXT_P(cosid_codec_encode(rt, &id, codec_now_ms(rt)));
-}
-
-static pg_noinline Datum
-decode_adhoc_slow(FunctionCallInfo fcinfo, text *t)
-{
-	CosidId		id;
-
-	cosid_codec_decode(adhoc_codec(fcinfo, 1), t, &id);
-	PG_RETURN_INT64(id.id);
-}
-
-Datum
-cosid_encode_adhoc(PG_FUNCTION_ARGS)
-{
-	const CosidRadix *radix = adhoc_radix(fcinfo);
-
-	/* what cosid_codec_encode does with just a radix */
-	if (likely(radix != NULL))
-		PG_RETURN_TEXT_P(radix_text(radix, PG_GETARG_INT64(0)));
-	return encode_adhoc_slow(fcinfo);
-}
-
-Datum
-cosid_decode_adhoc(PG_FUNCTION_ARGS)
-{
-	const CosidRadix *radix = adhoc_radix(fcinfo);
-	text	   *t = arg_text_pp(fcinfo, 0);
-
-	/*
-	 * What cosid_codec_decode does first with just a radix (an ad-hoc list
-	 * takes any bigint); anything but success goes its way, which reports.
-	 */
-	if (likely(radix != NULL))
-	{
-		int64		v;
-
-		if (likely(cosid_radix_decode(radix, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
-									  (uint64) PG_INT64_MAX, &v, NULL, 0) == COSID_DECODE_OK))
-			PG_RETURN_INT64(v);
-	}
-	return decode_adhoc_slow(fcinfo, t);
-}
-
-Datum
-cosid_encode_named(PG_FUNCTION_ARGS)
-{
-	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
-	CosidId		id;
-
-	memset(&id, 0, sizeof(id));
-	id.id = PG_GETARG_INT64(1);
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
-				 errhint("Its ids are text already: cosid_next_text() gives them encoded.")));
-	PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, codec_now_ms(c->codec)));
-}
-
-Datum
-cosid_decode_named(PG_FUNCTION_ARGS)
-{
-	text	   *txt = PG_GETARG_TEXT_PP(1);
-	CosidGenCache *c;
-	CosidId		id;
-
-	/*
-	 * cosid_decode('text', '[...]') with two untyped literals resolves to
-	 * this form (name, text), not to (text, jsonb): say so when the name is
-	 * unknown and the "text" looks like a codec list.
-	 */
-	c = cosid_lookup_hinted(fcinfo, PG_GETARG_TEXT_PP(0), false,
-							VARSIZE_ANY_EXHDR(txt) > 0 && *VARDATA_ANY(txt) == '[' ?
-							"To decode with a codec list, make it jsonb: cosid_decode(txt, '[...]'::jsonb)." :
-							NULL);
-
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
-				 errhint("Use cosid_unpack(name, text) to read them.")));
-	cosid_codec_decode(c->codec, txt, &id);
-	PG_RETURN_INT64(id.id);
-}

@@ -1,0 +1,58 @@
+/*
+ * catalog.h - the generator catalog, cosid.generator (catalog.c): reading a
+ * row, writing as the catalog's owner, and telling backends it changed.
+ *
+ * Owns: access to cosid.generator and its change counters: a shared
+ * generation bumped when a transaction that changed the catalog commits, and
+ * a per-backend one bumped at once (and at rollback), that cached
+ * definitions are stamped with.  Must not: interpret a definition beyond
+ * gendef.c's parse, or cache generators (gencache.c does).
+ */
+#ifndef COSID_CATALOG_H
+#define COSID_CATALOG_H
+
+#include "gendef.h"
+
+extern Size cosid_catalog_shmem_size(void);
+extern void cosid_catalog_shmem_init(void);
+
+/* 22023 unless name has 1 to NAMEDATALEN - 1 bytes. */
+extern void cosid_catalog_check_name(const char *name);
+
+/* 42501 unless the current role has the privileges of owner. */
+extern void cosid_catalog_check_owner(const char *name, Oid owner);
+
+/* 42704 for an unknown generator, with hint (NULL: the usual one). */
+COSID_NORETURN_BEFORE extern void cosid_unknown_generator(const char *name, const char *hint)
+			COSID_NORETURN_AFTER;
+
+/* The owner of cosid.generator (the role that created the extension). */
+extern Oid	cosid_catalog_owner(void);
+
+/*
+ * Run a constant statement on the catalog as its owner (SPI connected):
+ * ordinary roles cannot write it, and the checks that matter have been made
+ * by the caller.  Every value is a parameter, every name and operator
+ * qualified.
+ */
+extern int	cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
+							   const char *nulls, bool read_only);
+
+/*
+ * Read the stored row of a generator (SPI connected): its definition's
+ * jsonb in *config, what the catalog's columns say in *stored (strategy,
+ * layout, sequence, row version, owner).  42704 when there is none.
+ * fresh: with a snapshot taken now (a lookup for the hot path).
+ */
+extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
+							   Jsonb **config, CosidGenDef *stored, Oid *owner,
+							   const char *hint);
+
+/* This transaction changed the catalog: backends re-read at its end. */
+extern void cosid_catalog_changed_now(void);
+
+/* What cached definitions are stamped with. */
+extern uint64 cosid_catalog_shared_generation(void);
+extern uint64 cosid_local_generation;
+
+#endif							/* COSID_CATALOG_H */

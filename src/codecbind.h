@@ -1,0 +1,106 @@
+/*
+ * codecbind.h - codec lists on the PostgreSQL side (codecbind.c): a list
+ * parsed by src/core/codec.c, bound to time zones, SQL functions and maybe a
+ * generator's layout, and the pipeline that runs it both ways.
+ *
+ * Owns: CosidCodecRt and running it.  Must not: look generators up (callers
+ * hand it a definition) or be bound per row (callers cache the result).
+ */
+#ifndef COSID_CODECBIND_H
+#define COSID_CODECBIND_H
+
+#include "gendef.h"
+
+#include "fmgr.h"
+#include "pgtime.h"
+
+/* An id: a number, or for ids wider than a bigint (cosid80) its parts. */
+typedef struct CosidId
+{
+	bool		wide;
+	int64		id;
+	int64		time;
+	int64		node;
+	int64		seq;
+} CosidId;
+
+/* A codec list bound to zones, functions and (maybe) a generator. */
+typedef struct CosidCodecRt
+{
+	CosidCodec	codec;
+	pg_tz	   *zones[COSID_CODEC_MAX_ITEMS];
+	FmgrInfo	encode_fn;		/* custom */
+	FmgrInfo	decode_fn;
+	int			custom_item;	/* the custom item's index, -1 if none */
+	Oid			run_as;			/* custom functions run as this role under
+								 * SECURITY_RESTRICTED_OPERATION (a
+								 * generator's owner); InvalidOid: the caller */
+	bool		has_gen;		/* bound to a generator (else ad hoc) */
+	CosidStrategy strategy;
+	CosidLayout layout;			/* the generator's, or friendly's ad hoc */
+	int			uncertainty_bits;
+} CosidCodecRt;
+
+/*
+ * How a list's custom functions are found: by the caller's search_path with
+ * EXECUTE checked for the caller (a list being defined, or ad hoc), or as
+ * stored for a generator (schema-qualified when it was defined), whatever
+ * the caller's search_path.
+ */
+typedef enum CosidBindMode
+{
+	COSID_BIND_CALLER,			/* ad hoc list: resolved and run as the caller */
+	COSID_BIND_DEFINE,			/* cosid_define/alter: resolved as the caller,
+								 * run as the owner */
+	COSID_BIND_STORED			/* a stored generator: run as its owner */
+} CosidBindMode;
+
+/*
+ * Parse and bind a list (NULL: none, decimal).  Errors are 22023 naming the
+ * JSON path: "invalid codec list" for an ad hoc list, "invalid generator
+ * definition" for a generator's.
+ */
+extern CosidCodecRt *cosid_codec_bind(Jsonb *list, const CosidGenDef *gen,
+									  CosidBindMode mode, MemoryContext cxt);
+
+/*
+ * A definition's codec list with every custom function written
+ * schema-qualified, as bound (COSID_BIND_DEFINE), for the catalog.
+ */
+extern Jsonb *cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt);
+
+/*
+ * Encode an id; now_ms is the time a "NOW" date prefix shows.  Decode text
+ * back (22P02 malformed, 22003 out of range).
+ */
+extern text *cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id,
+								int64 now_ms);
+extern void cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id);
+
+/*
+ * v as the text of a radix item's settings (codec[0]), written straight
+ * into the result: no copy.
+ */
+static inline text *
+cosid_codec_radix_text(const CosidRadix *r, int64 v)
+{
+	int			width = r->width;
+	text	   *result;
+	int			n;
+
+	/* cosid_radix_encode writes at most width digits and a NUL */
+	result = (text *) palloc(VARHDRSZ + (width >= 1 && width <= 64 ? width : 64) + 1);
+	n = cosid_radix_encode(r, v, VARDATA(result));
+	if (unlikely(n < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
+						v, r->width, r->radix)));
+	SET_VARSIZE(result, VARHDRSZ + n);
+	return result;
+}
+
+/* Whether the list shows the current time ("NOW" date prefix). */
+extern bool cosid_codec_uses_now(const CosidCodecRt *rt);
+
+#endif							/* COSID_CODECBIND_H */

@@ -1,0 +1,469 @@
+/*
+ * ddl.c - cosid_define, cosid_alter and cosid_drop: changing the generator
+ * catalog, and the backing sequences of segment generators.
+ *
+ * Each function checks what the caller may do (CREATE on the database, the
+ * generator's ownership, EXECUTE on custom codec functions), validates the
+ * definition (gendef.c, codecbind.c, genstate.c for the layout history of a
+ * name), then writes the catalog as its owner (catalog.c).  Sequences are
+ * made and altered through core's C APIs on parse nodes, never SQL text.
+ *
+ * Owns: the rules of a change (what alter may not change).  Must not: issue
+ * ids, or keep state across calls.
+ */
+#include "catalog.h"
+#include "codecbind.h"
+#include "genstate.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "commands/dbcommands.h"
+#include "commands/tablecmds.h"
+#include "storage/lmgr.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_sequence.h"
+#include "commands/sequence.h"
+#include "common/md5.h"
+#include "parser/parse_node.h"
+#include "storage/bufmgr.h"
+#include "utils/snapmgr.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(cosid_define);
+PG_FUNCTION_INFO_V1(cosid_alter);
+PG_FUNCTION_INFO_V1(cosid_drop);
+
+#define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
+
+static void
+layout_values(const CosidGenDef *def, Datum *values, char *nulls)
+{
+	bool		time_based = COSID_TIME_BASED(def->strategy);
+
+	values[0] = Int64GetDatum(def->layout.epoch_ms);
+	values[1] = Int32GetDatum((int32) def->layout.unit_ms);
+	values[2] = Int32GetDatum(def->layout.time_bits);
+	values[3] = Int32GetDatum(def->layout.node_bits);
+	values[4] = Int32GetDatum(def->layout.seq_bits);
+	values[5] = Int64GetDatum(def->layout.seq_reset_threshold);
+	for (int i = 0; i < 6; i++)
+		nulls[i] = time_based ? ' ' : 'n';
+}
+
+/* An int8 option of CREATE/ALTER SEQUENCE, as a parse node. */
+static DefElem *
+int8_option(const char *name, int64 value)
+{
+	return makeDefElem(pstrdup(name), (Node *) makeFloat(psprintf(INT64_FORMAT, value)), -1);
+}
+
+/* The sequence's last_value and is_called, read as core's sequence.c does. */
+static void
+sequence_state(Oid relid, int64 *last_value, bool *is_called)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	Buffer		buf = ReadBuffer(rel, 0);
+	Page		page;
+	ItemId		lp;
+	HeapTupleHeader th;
+	Form_pg_sequence_data seq;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		elog(ERROR, "sequence %u has no tuple", relid);
+	th = (HeapTupleHeader) PageGetItem(page, lp);
+	seq = (Form_pg_sequence_data) ((char *) th + th->t_hoff);
+	*last_value = seq->last_value;
+	*is_called = seq->is_called;
+	UnlockReleaseBuffer(buf);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * ALTER SEQUENCE on a parse node (no SQL text): the sequence is named by the
+ * schema and name its OID has now, and the caller holds a lock on it.
+ */
+static void
+alter_sequence(Oid relid, List *options)
+{
+	AlterSeqStmt *stmt = makeNode(AlterSeqStmt);
+
+	stmt->sequence = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+								  get_rel_name(relid), -1);
+	stmt->options = options;
+	stmt->missing_ok = false;
+	(void) AlterSequence(make_parsestate(NULL), stmt);
+	CommandCounterIncrement();
+}
+
+/*
+ * The backing sequence of a segment generator.  Its value is the last number
+ * of the last segment handed out, its increment the step, so nextval() gives
+ * the end of the next segment: [value - step + 1, value].
+ *
+ * cosid makes one in schema cosid (as the catalog's owner, through
+ * DefineSequence: no SQL text), named after the md5 of the generator's name.
+ * A sequence to adopt (a bigserial's) must be the caller's, permanent and
+ * logged; it is set to the step and to the last number it gave (or one below
+ * its start), so that the generator continues it with no gap and no overlap.
+ * The lock taken here (SHARE ROW EXCLUSIVE, as ALTER SEQUENCE's) keeps
+ * nextval() out until the transaction ends.
+ */
+static Oid
+segment_sequence(const CosidGenDef *def, bool *owns)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		values[1];
+	Oid			relid;
+	char		persistence;
+	List	   *names;
+
+	if (def->adopt == NULL)
+	{
+		char		hex[33];
+		const char *errstr = NULL;
+		CreateSeqStmt *stmt = makeNode(CreateSeqStmt);
+		ObjectAddress addr;
+		CosidAsRole as;
+
+		if (!pg_md5_hash(def->name, strlen(def->name), hex, &errstr))
+			elog(ERROR, "could not compute an MD5 hash: %s", errstr);
+		stmt->sequence = makeRangeVar("cosid", psprintf("segment_%s", hex), -1);
+		stmt->options = list_make3(int8_option("increment", def->step),
+								   int8_option("minvalue", 0),
+								   int8_option("start", def->start + def->step - 1));
+		stmt->ownerId = InvalidOid;
+		cosid_begin_as_role(cosid_catalog_owner(), &as);
+		addr = DefineSequence(make_parsestate(NULL), stmt);
+		cosid_end_as_role(&as);
+		CommandCounterIncrement();
+		*owns = true;
+		return addr.objectId;
+	}
+
+	*owns = false;
+	/* the caller's own name lookup, as ALTER SEQUENCE would do it */
+	names = cosid_qualified_name_list(def->adopt);
+	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(names),
+									 ShareRowExclusiveLock, RVR_MISSING_OK,
+									 RangeVarCallbackOwnsRelation, NULL);
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
+		key_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
+	persistence = get_rel_persistence(relid);
+	if (persistence == RELPERSISTENCE_TEMP)
+		key_error("adopt-sequence",
+						"sequence \"%s\" is temporary; only a permanent sequence can back a generator (other sessions cannot see a temporary one)",
+						def->adopt);
+	if (persistence != RELPERSISTENCE_PERMANENT)
+		key_error("adopt-sequence",
+						"sequence \"%s\" is unlogged; only a logged sequence can back a generator (a crash resets an unlogged one, so its numbers would return)",
+						def->adopt);
+
+	values[0] = ObjectIdGetDatum(relid);
+	if (cosid_catalog_exec("SELECT name FROM cosid.generator WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+
+	/* continue from the last number given (one below the start if none) */
+	{
+		HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(relid));
+		int64		inc;
+		int64		min;
+		int64		last;
+		bool		is_called;
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for sequence %u", relid);
+		inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
+		min = ((Form_pg_sequence) GETSTRUCT(tp))->seqmin;
+		ReleaseSysCache(tp);
+		if (inc < 0)
+			key_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
+		sequence_state(relid, &last, &is_called);
+		if (!is_called)
+			last--;
+		alter_sequence(relid, list_make2(int8_option("increment", def->step),
+										 int8_option("minvalue", Min(min, last))));
+		DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(relid), Int64GetDatum(last),
+							BoolGetDatum(true));
+	}
+	return relid;
+}
+
+Datum
+cosid_define(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *config = PG_GETARG_JSONB_P(1);
+	CosidGenDef def;
+	CosidCodecRt *rt;
+	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID};
+	Datum		values[12];
+	char		nulls[12];
+	bool		owns = false;
+
+	cosid_catalog_check_name(name);
+	/* what CREATE SCHEMA needs: a generator is a new object of the database */
+	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to define generator \"%s\"", name),
+				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
+						   get_database_name(MyDatabaseId))));
+	cosid_gendef_parse(name, config, &def, true);
+	def.owner = GetUserId();
+	rt = cosid_codec_bind(def.codec, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	/* custom functions are kept as resolved now, whoever calls later */
+	config = cosid_codec_qualify(config, rt);
+	cosid_gen_check_define(&def);
+
+	SPI_connect();
+	values[0] = CStringGetTextDatum(name);
+	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("generator \"%s\" already exists", name),
+				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+
+	memset(nulls, ' ', sizeof(nulls));
+	values[1] = CStringGetTextDatum(cosid_strategy_name(def.strategy));
+	values[2] = JsonbPGetDatum(config);
+	layout_values(&def, &values[3], &nulls[3]);
+	values[9] = ObjectIdGetDatum(GetUserId());
+	values[10] = ObjectIdGetDatum(InvalidOid);
+	nulls[10] = 'n';
+	if (def.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		values[10] = ObjectIdGetDatum(segment_sequence(&def, &owns));
+		nulls[10] = ' ';
+	}
+	values[11] = BoolGetDatum(owns);
+	values[0] = CStringGetTextDatum(name);
+	if (cosid_catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+					 "owns_sequence) "
+					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
+					 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not insert into cosid.generator");
+	SPI_finish();
+	cosid_catalog_changed_now();
+	PG_RETURN_VOID();
+}
+
+/* What cosid_alter() must refuse: anything that could issue an id again. */
+static void
+check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
+{
+	const char *key = NULL;
+
+	if (old->strategy != new->strategy)
+		key = "strategy";
+	else if (old->strategy == COSID_STRATEGY_SEGMENT)
+	{
+		if (old->start != new->start)
+			key = "start";
+		else if (old->group != new->group)
+			key = "group";
+		else if (strcmp(old->zone, new->zone) != 0)
+			key = "zone";
+		else if ((old->adopt == NULL) != (new->adopt == NULL) ||
+				 (old->adopt && strcmp(old->adopt, new->adopt) != 0))
+			key = "adopt-sequence";
+		if (key)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: cannot change the %s of segment generator \"%s\"", key, key, name),
+					 errdetail("Changing where numbers start, their period or their sequence could issue a number again."),
+					 errhint("Define a new generator instead; cosid_alter() changes the step, codec and int.")));
+		return;
+	}
+	else if (old->layout.epoch_ms != new->layout.epoch_ms)
+		key = "epoch";
+	else if (old->layout.unit_ms != new->layout.unit_ms)
+		key = "unit";
+	else if (old->layout.time_bits != new->layout.time_bits)
+		key = "time-bits";
+	else if (old->layout.node_bits != new->layout.node_bits)
+		key = "node-bits";
+	else if (old->layout.seq_bits != new->layout.seq_bits)
+		key = "seq-bits";
+	else if (old->uncertainty_bits != new->uncertainty_bits)
+		key = "uncertainty-bits";
+	if (key)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: cannot change the %s of generator \"%s\"", key,
+						strcmp(key, "strategy") == 0 ? "strategy" : "layout", name),
+				 errdetail("Changing the strategy, epoch, unit, bit widths or uncertainty bits could issue an id again."),
+				 errhint("Define a new generator instead; cosid_alter() changes the codec, clock-regression, seq-reset-threshold and int.")));
+}
+
+Datum
+cosid_alter(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *patch = PG_GETARG_JSONB_P(1);
+	Jsonb	   *config;
+	Jsonb	   *merged;
+	CosidGenDef stored;
+	CosidGenDef old;
+	CosidGenDef new;
+	CosidCodecRt *rt;
+	Oid			owner;
+	Oid			argtypes[3] = {TEXTOID, JSONBOID, INT8OID};
+	Datum		values[3];
+	char		nulls[3] = {' ', ' ', ' '};
+
+	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
+		key_error("definition", "expected a JSON object of the keys to change");
+
+	SPI_connect();
+	memset(&stored, 0, sizeof(stored));
+	cosid_catalog_read(name, true, false, &config, &stored, &owner, NULL);
+	cosid_catalog_check_owner(name, owner);
+
+	/* The patch replaces top-level keys; a key set to null goes back to its default. */
+	merged = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
+												DirectFunctionCall2(jsonb_concat,
+																	JsonbPGetDatum(config),
+																	JsonbPGetDatum(patch))));
+	cosid_gendef_parse(name, config, &old, false);
+	cosid_gendef_parse(name, merged, &new, false);
+	/* the stored layout is what ids were made with, whatever the presets say now */
+	old.layout = stored.layout;
+	old.strategy = stored.strategy;
+	check_alter(name, &old, &new);
+	/* the new codec is checked against the layout ids are made with */
+	{
+		int64		threshold = new.layout.seq_reset_threshold;
+
+		new.layout = stored.layout;
+		new.layout.seq_reset_threshold = threshold;
+	}
+	new.owner = owner;
+	rt = cosid_codec_bind(new.codec, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
+	merged = cosid_codec_qualify(merged, rt);
+
+	/* a new step: the sequence hands out segments of the new size from now on */
+	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step)
+	{
+		Oid			seqowner;
+		CosidAsRole as;
+
+		LockRelationOid(stored.seqid, ShareRowExclusiveLock);
+		if (stored.owns_sequence)
+		{
+			/* cosid's own sequence: as the catalog's owner, who owns it */
+			seqowner = cosid_rel_owner(stored.seqid);
+			cosid_begin_as_role(seqowner, &as);
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+			cosid_end_as_role(&as);
+		}
+		else
+		{
+			/* an adopted sequence: only by whoever owns it now */
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+		}
+	}
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = JsonbPGetDatum(merged);
+	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
+	if (!COSID_TIME_BASED(new.strategy))
+		nulls[2] = 'n';
+	if (cosid_catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
+					 "WHERE name OPERATOR(pg_catalog.=) $1 RETURNING xmin",
+					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE_RETURNING ||
+		SPI_processed != 1)
+		elog(ERROR, "could not update cosid.generator");
+	/* a segment generator's state follows its row to the new version */
+	if (stored.strategy == COSID_STRATEGY_SEGMENT)
+	{
+		bool		isnull;
+
+		strlcpy(stored.name, name, NAMEDATALEN);
+		cosid_gen_rekey_at_commit(&stored,
+								  DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
+																	  SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	SPI_finish();
+	cosid_catalog_changed_now();
+	PG_RETURN_VOID();
+}
+
+Datum
+cosid_drop(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	bool		if_exists = PG_GETARG_BOOL(1);
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	Jsonb	   *config;
+	CosidGenDef stored;
+	Oid			owner;
+
+	SPI_connect();
+	if (if_exists)
+	{
+		if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+						 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid.generator");
+		if (SPI_processed == 0)
+		{
+			SPI_finish();
+			ereport(NOTICE,
+					(errmsg("generator \"%s\" does not exist, skipping", name)));
+			PG_RETURN_VOID();
+		}
+	}
+	memset(&stored, 0, sizeof(stored));
+	cosid_catalog_read(name, true, false, &config, &stored, &owner, NULL);
+	cosid_catalog_check_owner(name, owner);
+	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from cosid.generator");
+	SPI_finish();
+
+	/* a sequence cosid made goes with it; an adopted one stays its owner's */
+	if (stored.owns_sequence && get_rel_relkind(stored.seqid) == RELKIND_SEQUENCE &&
+		get_rel_namespace(stored.seqid) == get_namespace_oid("cosid", false))
+	{
+		ObjectAddress seq;
+
+		ObjectAddressSet(seq, RelationRelationId, stored.seqid);
+		performDeletion(&seq, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+	}
+	strlcpy(stored.name, name, NAMEDATALEN);
+	cosid_gen_release_at_commit(&stored);
+	cosid_catalog_changed_now();
+	PG_RETURN_VOID();
+}
+

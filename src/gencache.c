@@ -1,0 +1,168 @@
+/*
+ * gencache.c - finding a generator by name for the hot path: the backend's
+ * resolved generators, and each call site's pointer to one (see gencache.h).
+ *
+ * A call site (fn_extra, or a slot the caller keeps) points to the backend's
+ * CosidGenCache of a name; it is current while the catalog's shared and
+ * local generations are those it was read at, so the hot path does no
+ * catalog lookup.  Otherwise the row is read again (catalog.c), parsed
+ * (gendef.c), its codec bound (codecbind.c) and, for a caller that issues,
+ * its shared entry attached (genstate.c).
+ *
+ * Owns: the backend's generators.  Must not: change the catalog or issue.
+ */
+#include "gencache.h"
+#include "catalog.h"
+#include "genstate.h"
+#include "slot.h"
+
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+CosidGenCache *
+cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
+{
+	return cosid_lookup_hinted(fcinfo, name, need_entry, NULL);
+}
+
+CosidGenCache *
+cosid_lookup_hinted(FunctionCallInfo fcinfo, text *name, bool need_entry,
+					const char *hint)
+{
+	return cosid_lookup_in(&fcinfo->flinfo->fn_extra, name, need_entry, hint);
+}
+
+/*
+ * Resolved generators of this backend, by name (a backend is in one
+ * database).  A call site keeps a pointer to one of these, so a statement
+ * planned anew (a DEFAULT in a one-row INSERT) finds its generator with a
+ * hash lookup, not a catalog query.
+ */
+typedef struct BackendGenerator
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	CosidGenCache *cache;
+} BackendGenerator;
+
+static HTAB *backend_generators = NULL;
+
+static CosidGenCache *
+backend_generator(const char *name)
+{
+	BackendGenerator *bg;
+	char		key[NAMEDATALEN];
+	bool		found;
+
+	if (backend_generators == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(BackendGenerator);
+		backend_generators = hash_create("cosid generators of this backend", 16, &ctl,
+										 HASH_ELEM | HASH_STRINGS);
+	}
+	memset(key, 0, sizeof(key));
+	strlcpy(key, name, NAMEDATALEN);
+	bg = hash_search(backend_generators, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		bg->cache = MemoryContextAllocZero(TopMemoryContext, sizeof(CosidGenCache));
+		bg->cache->cxt = AllocSetContextCreate(TopMemoryContext, "cosid generator",
+											   ALLOCSET_SMALL_SIZES);
+	}
+	return bg->cache;
+}
+
+static inline bool
+cache_valid(const CosidGenCache *c, text *name, int len, uint64 generation, bool need_entry)
+{
+	return c != NULL &&
+		c->shared_generation == generation &&
+		c->local_generation == cosid_local_generation &&
+		c->name_len == len &&
+		memcmp(c->name, VARDATA_ANY(name), len) == 0 &&
+		(c->entry != NULL || !need_entry);
+}
+
+CosidGenCache *
+cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
+{
+	CosidGenCache *c = (CosidGenCache *) *slot;
+	int			len = VARSIZE_ANY_EXHDR(name);
+	uint64		generation;
+	char	   *cname;
+	Jsonb	   *config;
+	CosidGenDef stored;
+	Oid			owner;
+
+	generation = cosid_catalog_shared_generation();
+	if (likely(cache_valid(c, name, len, generation, need_entry)))
+		return c;
+
+	if (need_entry)
+		cosid_require_preload("issuing ids");
+
+	cname = text_to_cstring(name);
+	if (len == 0 || len >= NAMEDATALEN)
+		cosid_unknown_generator(cname, hint);
+
+	/* another call site of this backend may have read it already */
+	c = backend_generator(cname);
+	*slot = c;
+	if (cache_valid(c, name, len, generation, need_entry))
+		return c;
+
+	c->name_len = 0;			/* invalid until filled in */
+	c->entry = NULL;
+	c->codec = NULL;
+	MemoryContextReset(c->cxt);
+
+	SPI_connect();
+	memset(&stored, 0, sizeof(stored));
+	cosid_catalog_read(cname, false, true, &config, &stored, &owner, hint);
+	cosid_gendef_parse(cname, config, &c->def, false);
+	c->def.strategy = stored.strategy;
+	c->def.layout = stored.layout;
+	c->def.seqid = stored.seqid;
+	c->def.owns_sequence = stored.owns_sequence;
+	c->def.row_xmin = stored.row_xmin;
+	c->def.owner = owner;
+	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
+	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
+	/* bound into the cache's context before SPI frees what it was parsed in */
+	c->codec = cosid_codec_bind(c->def.codec, &c->def, COSID_BIND_STORED, c->cxt);
+	c->def.codec = NULL;
+	SPI_finish();
+
+	if (COSID_TIME_BASED(c->def.strategy) && c->def.layout.node_bits < cosid_machine_bits)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("generator \"%s\" has %d node bits, fewer than cosid.machine_bits (%d)",
+						cname, c->def.layout.node_bits, cosid_machine_bits),
+				 errdetail("This server's slot does not fit the generator's layout."),
+				 errhint("Set cosid.machine_bits to %d or less, or define a generator with more node bits.",
+						 c->def.layout.node_bits)));
+
+	if (need_entry)
+		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
+	c->shared_generation = generation;
+	c->local_generation = cosid_local_generation;
+	memcpy(c->name, VARDATA_ANY(name), len);
+	c->name_len = len;
+	return c;
+}
+
+/* The entry was freed or reused: attach again (entry and tag change together). */
+void
+cosid_gencache_reattach(CosidGenCache *c)
+{
+	uint64		tag;
+	CosidGenEntry *e = cosid_gen_attach(&c->def, &tag);
+
+	c->entry = e;
+	c->entry_tag = tag;
+}

@@ -1,0 +1,64 @@
+/*
+ * gendef.h - a generator's definition as the PostgreSQL side holds it: the
+ * JSON parsed and validated by src/core/definition.c, plus what the catalog
+ * adds (backing sequence, row version, owner).
+ *
+ * Owns: CosidGenDef and turning a stored jsonb definition into one.  Must
+ * not: read or write the catalog (catalog.c does), bind codecs
+ * (codecbind.c) or touch shared memory.
+ */
+#ifndef COSID_GENDEF_H
+#define COSID_GENDEF_H
+
+#include "util.h"
+
+#include "utils/jsonb.h"
+
+#include "core/codec.h"
+#include "core/timegen.h"
+
+typedef enum CosidStrategy
+{
+	COSID_STRATEGY_SNOWFLAKE,
+	COSID_STRATEGY_COSID80,
+	COSID_STRATEGY_SEGMENT
+} CosidStrategy;
+
+#define COSID_TIME_BASED(s) ((s) != COSID_STRATEGY_SEGMENT)
+
+/* A parsed, validated generator definition. */
+typedef struct CosidGenDef
+{
+	char		name[NAMEDATALEN];
+	CosidStrategy strategy;
+	CosidLayout layout;
+	CosidClockPolicy policy;
+	bool		int32;			/* "int": ids must fit int4 */
+	int			uncertainty_bits;
+	Jsonb	   *codec;			/* the "codec" list, NULL when none */
+	/* segment generators */
+	int64		step;
+	int64		start;
+	CosidGroup	group;
+	char		zone[64];		/* the group's zone */
+	char	   *adopt;			/* "adopt-sequence" as written, or NULL */
+	Oid			seqid;			/* the backing sequence (catalog) */
+	bool		owns_sequence;	/* cosid made it (and drops it) */
+	TransactionId row_xmin;		/* the version of its catalog row */
+	Oid			owner;			/* its owner: custom codec functions run as it */
+} CosidGenDef;
+
+/*
+ * Parse and validate a definition (22023, "invalid generator definition",
+ * naming the JSON path).  check_machine_bits: refuse a layout whose node
+ * bits cannot hold cosid.machine_bits (at definition time; at lookup time
+ * the caller reports that differently).
+ */
+extern void cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
+							   bool check_machine_bits);
+
+/* "snowflake", "cosid80", "segment" (as the catalog stores them) and back. */
+extern const char *cosid_strategy_name(CosidStrategy s);
+extern CosidStrategy cosid_strategy_from_name(const char *s);
+
+#endif							/* COSID_GENDEF_H */

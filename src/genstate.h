@@ -1,0 +1,134 @@
+/*
+ * genstate.h - the shared state of generators (genstate.c).
+ *
+ * Per-generator state (CosidGenEntry), in a fixed array of
+ * cosid.max_generators entries found through a hash keyed by CosidGenKey.
+ * cosid_gen_hash_lock (exclusive) guards the hash and the assignment of entries:
+ * an entry is given to a generator, or freed, only under it.  Everything
+ * else in an entry is read and written under the entry's own spinlock, for
+ * one short critical section per call (check the tag and the window,
+ * advance the sequence, count); every wait happens after it is released.
+ * An entry's spinlock is initialised once at start-up and the entry never
+ * moves, so a backend may keep a pointer to it; the entry's tag changes
+ * whenever it is freed or given to another generator, and a backend that
+ * finds another tag than the one it attached with looks the generator up
+ * again.
+ *
+ * The state of a time-based generator belongs to the server and its name
+ * (not to a database), so copies of a database share it.  A name's layout
+ * is recorded durably in pg_cosid/names before its first id; a name given
+ * another layout must issue above everything the old one could have
+ * issued.  A freed time-based entry stays a tombstone of its
+ * name (the name's next entry starts above it); retired_ms is the end of
+ * the last unit issued by a tombstone whose entry went to another name
+ * (atomic max), below which no new entry starts.
+ *
+ * Owns: the entries, their hash, retired_ms and pg_cosid/names.  Must not:
+ * read the catalog (callers hand it a parsed definition) or issue ids
+ * (issue.c does, under each entry's spinlock).
+ */
+#ifndef COSID_GENSTATE_H
+#define COSID_GENSTATE_H
+
+#include "gendef.h"
+
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+
+/* cosid.max_generators */
+extern int	cosid_max_generators;
+
+/*
+ * Whose state an entry holds.  Time-based generators: the name alone (dbid,
+ * seqid and xmin 0), per server.  Segment generators: the database, the
+ * backing sequence and the version of the catalog row (its xmin), so a
+ * generator dropped and defined again, or altered, gets fresh state and never
+ * hands out a number it cached for its previous definition.
+ */
+typedef struct CosidGenKey
+{
+	Oid			dbid;
+	Oid			seqid;
+	TransactionId xmin;
+	char		name[NAMEDATALEN];
+} CosidGenKey;
+
+typedef struct CosidGenEntry
+{
+	slock_t		mutex;			/* protects everything below */
+	uint64		tag;			/* changes when the entry is freed or reused */
+	bool		in_use;
+	bool		tombstone;		/* freed, time-based: keeps its name's last
+								 * unit until the entry is reused */
+	CosidGenKey key;
+	bool		time_based;
+	CosidLayout layout;			/* time-based: the layout ids are made with */
+	int			uncertainty_bits;
+	Oid			seqid;			/* segment generators: the backing sequence */
+	int64		last_used_ms;	/* for reclaiming idle entries when full */
+	CosidTimeState state;		/* time-based generators */
+
+	/*
+	 * Segment generators: the current segment [seg_next, seg_end] and the
+	 * numbers fetched ahead [pre_start, pre_end] (empty when start > end; one
+	 * or more consecutive segments), each with its period (groups).  One
+	 * backend at a time fetches (fetching): it clears the flag itself, also
+	 * when it fails or exits (generate.c).
+	 */
+	int64		seg_next;
+	int64		seg_end;
+	int64		seg_period;
+	int64		pre_start;
+	int64		pre_end;
+	int64		pre_period;
+	bool		fetching;
+	int			reserve_depth;	/* segments to keep fetched ahead (1..16):
+								 * doubled whenever a backend had to wait */
+
+	uint64		issued;
+	uint64		seq_waits;
+	uint64		clock_borrows;
+	uint64		clock_waits;
+	uint64		clock_failures;
+	uint64		segment_fetches;
+	uint64		segment_waits;
+} CosidGenEntry;
+
+/* The entries (cosid.max_generators of them), and the lock of their hash
+ * and of entry assignment (see above). */
+extern CosidGenEntry *cosid_gen_entries;
+extern LWLock *cosid_gen_hash_lock;
+
+extern void cosid_genstate_define_settings(void);
+extern void cosid_genstate_shmem_request(void);
+extern Size cosid_genstate_shmem_size(void);
+extern void cosid_genstate_shmem_init(void);
+
+/* The generator's shared entry, created on first use; *tag as attached. */
+extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
+
+/*
+ * For cosid_define(): raise 22023 when a time-based definition would issue
+ * ids below those its name may already have issued on this server.
+ */
+extern void cosid_gen_check_define(const CosidGenDef *def);
+
+/*
+ * Once this transaction commits: free the entry of a generator (dropped), or
+ * move a segment generator's entry to the new version of its row (altered).
+ */
+extern void cosid_gen_release_at_commit(const CosidGenDef *def);
+extern void cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin);
+extern void cosid_gen_at_commit(bool commit);
+extern void cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent);
+
+/* Ids issued by every entry in use (for telling whether the window is used). */
+extern uint64 cosid_gen_issued_total(void);
+
+/*
+ * Where the next slot window may start, once the window is closed: after the
+ * start of the last unit any generator issued, and never before start_ms.
+ */
+extern int64 cosid_gen_issued_bound_ms(int64 start_ms);
+
+#endif							/* COSID_GENSTATE_H */

@@ -1,0 +1,310 @@
+/*
+ * inspect.c - what ids and generators hold: cosid_unpack, cosid_pack,
+ * cosid_is_js_safe, and the views cosid_stats (generators' counters) and
+ * cosid_slot (this server's slot and window).
+ *
+ * Owns: nothing but these functions.  Must not: issue ids or change state.
+ */
+#include "gencache.h"
+#include "issue.h"
+#include "slot.h"
+#include "slot_source.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(cosid_unpack);
+PG_FUNCTION_INFO_V1(cosid_unpack_text);
+PG_FUNCTION_INFO_V1(cosid_pack);
+PG_FUNCTION_INFO_V1(cosid_is_js_safe);
+PG_FUNCTION_INFO_V1(cosid_stats);
+PG_FUNCTION_INFO_V1(cosid_slot);
+
+#define JS_MAX_SAFE_INTEGER ((INT64CONST(1) << 53) - 1)
+
+static void
+check_time_based(CosidGenCache *c, const char *what)
+{
+	if (!COSID_TIME_BASED(c->def.strategy))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s needs a time-based generator; \"%s\" is a segment generator", what,
+						c->def.name),
+				 errdetail("A segment number has no time, node or sequence parts.")));
+}
+
+/* ---------- packing and unpacking ---------- */
+
+static Datum
+parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
+{
+	const CosidLayout *l = &c->def.layout;
+	/* the last Unix millisecond whose microseconds fit a timestamptz */
+	const int64 max_ms = PG_INT64_MAX / 1000;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	int64		ms;
+
+	if (!cosid_layout_time_ms(l, id->time, max_ms, &ms))
+	{
+		/* a layout that reaches past 294247 AD (in seconds, with many bits) */
+		int64		last = cosid_layout_last_time(l, max_ms);
+		char		idtext[48];
+		char		lasttext[48];
+
+		if (id->wide)
+		{
+			uint64		hi,
+						lo;
+
+			cosid_layout_pack128(l, id->time, id->node, id->seq, &hi, &lo);
+			cosid_u128_decimal(hi, lo, idtext);
+			cosid_layout_pack128(l, last, (INT64CONST(1) << l->node_bits) - 1,
+								 cosid_layout_max_seq(l), &hi, &lo);
+			cosid_u128_decimal(hi, lo, lasttext);
+		}
+		else
+		{
+			uint64		lastid = (uint64) cosid_layout_pack(l, last, (INT64CONST(1) << l->node_bits) - 1,
+														   cosid_layout_max_seq(l));
+
+			lastid = (lastid << c->def.uncertainty_bits) |
+				((UINT64CONST(1) << c->def.uncertainty_bits) - 1);
+			snprintf(idtext, sizeof(idtext), INT64_FORMAT, id->id);
+			snprintf(lasttext, sizeof(lasttext), UINT64_FORMAT, lastid);
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("time of id %s of generator \"%s\" is out of range for timestamptz",
+						idtext, c->def.name),
+				 errdetail("Only its ids up to %s hold a time that fits a timestamptz (up to %s).",
+						   lasttext, cosid_ms_text(l->epoch_ms + last * l->unit_ms))));
+	}
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = TimestampTzGetDatum(cosid_ms_to_timestamptz(ms));
+	values[1] = Int32GetDatum((int32) id->node);
+	values[2] = Int64GetDatum(id->seq);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
+static void
+id_out_of_range(CosidGenCache *c, int64 id)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg(INT64_FORMAT " is not an id of generator \"%s\"", id, c->def.name),
+			 errdetail("Its ids are from 0 to 2^%d - 1.",
+					   cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits)));
+}
+
+Datum
+cosid_unpack(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	CosidId		id;
+
+	check_time_based(c, "cosid_unpack()");
+	cosid_check_not_cosid80(c, "cosid_unpack(name, text)");
+	memset(&id, 0, sizeof(id));
+	id.id = PG_GETARG_INT64(1);
+	if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+		id_out_of_range(c, id.id);
+	cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+						&id.time, &id.node, &id.seq);
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
+}
+
+Datum
+cosid_unpack_text(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	CosidId		id;
+
+	check_time_based(c, "cosid_unpack()");
+	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
+	if (!id.wide)
+	{
+		/* a custom decode function may return any bigint */
+		if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+			id_out_of_range(c, id.id);
+		cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+							&id.time, &id.node, &id.seq);
+	}
+	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
+}
+
+Datum
+cosid_pack(PG_FUNCTION_ARGS)
+{
+	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+	int32		node = PG_GETARG_INT32(2);
+	int64		seq = PG_GETARG_INT64(3);
+	const CosidLayout *l = &c->def.layout;
+	/* the last Unix millisecond whose microseconds fit an int64 */
+	const int64 max_ms = PG_INT64_MAX / 1000;
+	int64		last;
+	int64		time;
+
+	check_time_based(c, "cosid_pack()");
+	cosid_check_not_cosid80(c, "cosid_unpack(name, text) to read cosid80 ids");
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("cannot pack an infinite time into an id")));
+	last = cosid_layout_last_time(l, max_ms);
+	time = ts > cosid_ms_to_timestamptz(max_ms) ? last + 1 :
+		cosid_unit_of(l, cosid_timestamptz_to_ms(ts));
+	if (time < 0 || time > last)
+	{
+		/* timestamptz_to_str() answers in one static buffer: copy each */
+		char	   *from = pstrdup(cosid_ms_text(l->epoch_ms));
+		char	   *to = pstrdup(cosid_ms_text(Min(l->epoch_ms + (last + 1) * l->unit_ms - 1, max_ms)));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("time %s is outside the range of generator \"%s\"",
+						timestamptz_to_str(ts), c->def.name),
+				 errdetail("Its ids hold times from %s to %s.", from, to)));
+	}
+	if (node < 0 || (int64) node >= (INT64CONST(1) << l->node_bits))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("node %d is out of range for generator \"%s\"", node, c->def.name),
+				 errdetail("Its nodes are from 0 to %lld.",
+						   (long long) ((INT64CONST(1) << l->node_bits) - 1))));
+	if (seq < 0 || seq > cosid_layout_max_seq(l))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("sequence " INT64_FORMAT " is out of range for generator \"%s\"",
+						seq, c->def.name),
+				 errdetail("Its sequences are from 0 to " INT64_FORMAT ".", cosid_layout_max_seq(l))));
+	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.uncertainty_bits));
+}
+
+Datum
+cosid_is_js_safe(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+
+	PG_RETURN_BOOL(id >= -JS_MAX_SAFE_INTEGER && id <= JS_MAX_SAFE_INTEGER);
+}
+
+/* ---------- state views ---------- */
+
+Datum
+cosid_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!cosid_preloaded)
+		return (Datum) 0;
+
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+		Datum		values[14];
+		bool		nulls[14] = {false};
+		uint64		counts[7];
+
+		/* time-based state is the server's; a segment's, its database's */
+		if (!e->in_use || (!e->time_based && e->key.dbid != MyDatabaseId))
+			continue;
+		SpinLockAcquire(&e->mutex);
+		counts[0] = e->issued;
+		counts[1] = e->seq_waits;
+		counts[2] = e->clock_borrows;
+		counts[3] = e->clock_waits;
+		counts[4] = e->clock_failures;
+		counts[5] = e->segment_fetches;
+		counts[6] = e->segment_waits;
+		SpinLockRelease(&e->mutex);
+		values[0] = CStringGetTextDatum(e->key.name);
+		for (int j = 0; j < 7; j++)
+			values[j + 1] = Int64GetDatum((int64) counts[j]);
+		/* whose state this is: the view matches it to the catalog */
+		values[8] = Int64GetDatum(e->layout.epoch_ms);
+		values[9] = Int32GetDatum((int32) e->layout.unit_ms);
+		values[10] = Int32GetDatum(e->layout.time_bits);
+		values[11] = Int32GetDatum(e->layout.node_bits);
+		values[12] = Int32GetDatum(e->layout.seq_bits);
+		values[13] = ObjectIdGetDatum(e->seqid);
+		if (!e->time_based)
+			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
+		else
+			nulls[13] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	LWLockRelease(cosid_gen_hash_lock);
+	return (Datum) 0;
+}
+
+Datum
+cosid_slot(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[12];
+	bool		nulls[12] = {false};
+	CosidSlotState state;
+	int64		start;
+	int64		end;
+	bool		lease = cosid_lease_mode();
+	bool		connected;
+	int64		renewed;
+	char		error[256];
+	char		instance[256];
+	CosidLeaseStatus lease_st;
+
+	cosid_require_preload("cosid_slot()");
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	state = cosid_window_state();
+	start = cosid_window_start();
+	end = cosid_window_end();
+	cosid_lease_status(&lease_st);
+	connected = lease_st.store_connected;
+	renewed = lease_st.last_renewal_ms;
+	strlcpy(error, lease_st.last_error, sizeof(error));
+	strlcpy(instance, lease_st.instance, sizeof(instance));
+
+	values[0] = CStringGetTextDatum(lease ? "lease" : "manual");
+	if (lease && state != COSID_SLOT_ACTIVE)
+		nulls[1] = true;
+	else
+		values[1] = Int32GetDatum(lease ? cosid_window_slot() : cosid_manual_slot());
+	values[2] = CStringGetTextDatum(cosid_namespace);
+	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
+									state == COSID_SLOT_CLOSED ? "closed" :
+									state == COSID_SLOT_RECOVERY ? "recovery" : "starting");
+	/* a start of 0: no earlier window bounds this one */
+	nulls[4] = state != COSID_SLOT_ACTIVE || start == 0;
+	nulls[5] = state != COSID_SLOT_ACTIVE || end == 0;
+	if (!nulls[4])
+		values[4] = TimestampTzGetDatum(cosid_ms_to_timestamptz(start));
+	if (!nulls[5])
+		values[5] = TimestampTzGetDatum(cosid_ms_to_timestamptz(end));
+	values[6] = Int64GetDatum((int64) cosid_window_renewals());
+	values[7] = Int64GetDatum((int64) lease_st.renewal_failures);
+	/* the store's state: lease mode only */
+	nulls[8] = nulls[9] = nulls[10] = nulls[11] = !lease;
+	if (lease)
+	{
+		values[8] = CStringGetTextDatum(instance);
+		values[9] = BoolGetDatum(connected);
+		nulls[10] = renewed == 0;
+		if (renewed != 0)
+			values[10] = TimestampTzGetDatum(cosid_ms_to_timestamptz(renewed));
+		nulls[11] = error[0] == '\0';
+		if (error[0] != '\0')
+			values[11] = CStringGetTextDatum(error);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,20 @@
+/*
+ * segment.h - issuing the numbers of segment generators (segment.c).
+ */
+#ifndef COSID_SEGMENT_H
+#define COSID_SEGMENT_H
+
+#include "gencache.h"
+
+/* cosid.debug_now: for tests, the time periods are taken from. */
+extern char *cosid_debug_now;
+
+extern void cosid_segment_define_settings(void);
+
+/*
+ * Hand out up to n (>= 1) numbers of a segment generator into out; returns
+ * how many (at least one).
+ */
+extern size_t cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out);
+
+#endif							/* COSID_SEGMENT_H */

@@ -1,0 +1,293 @@
+/*
+ * slot.c - this server's slot: its settings and its window in shared memory
+ * (see slot.h for the locking rules).
+ *
+ * Owns: the slot settings, struct CosidWindow in shared memory.  Must not:
+ * decide windows (worker.c drives a slot source for that), call into
+ * generators, or block.
+ */
+#include "slot.h"
+
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/latch.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+int			cosid_machine_bits = 10;
+char	   *cosid_slot_setting = NULL;
+char	   *cosid_namespace = NULL;
+char	   *cosid_lease_store = NULL;
+int			cosid_lease_ttl = 60;
+char	   *cosid_instance_id = NULL;
+bool		cosid_promote_above_replayed = false;
+
+typedef struct CosidWindow
+{
+	pg_atomic_uint64 start_ms;
+	pg_atomic_uint64 end_ms;
+	pg_atomic_uint32 state;		/* CosidSlotState */
+	int			slot;			/* set by the worker before ACTIVE */
+	pg_atomic_uint64 renewals;	/* durable window extensions */
+	pg_atomic_uint32 wanted;	/* a backend found the window lapsed */
+	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
+} CosidWindow;
+
+static CosidWindow *window = NULL;
+
+/* ---------- settings ---------- */
+
+static bool
+check_slot(char **newval, void **extra, GucSource source)
+{
+	char	   *end;
+	long		v;
+
+	if (pg_strcasecmp(*newval, "lease") == 0)
+		return true;
+	errno = 0;
+	v = strtol(*newval, &end, 10);
+	if (*newval[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
+	{
+		GUC_check_errdetail("cosid.slot is a slot number (0 or more) or \"lease\".");
+		return false;
+	}
+	return true;
+}
+
+void
+cosid_slot_define_settings(void)
+{
+	DefineCustomIntVariable("cosid.machine_bits",
+							"Bits of this server's slot: slots are 0 to 2^machine_bits - 1.",
+							"Every time-based generator's layout needs at least this many node bits.",
+							&cosid_machine_bits,
+							10, 0, 31,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.slot",
+							   "This server's slot: a number (a manual slot) or \"lease\".",
+							   "A manual slot must differ from every other server's that shares the id space.",
+							   &cosid_slot_setting,
+							   "0",
+							   PGC_POSTMASTER, 0,
+							   check_slot, NULL, NULL);
+	DefineCustomStringVariable("cosid.namespace",
+							   "Slots are unique within a namespace.",
+							   NULL,
+							   &cosid_namespace,
+							   "default",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.lease_store",
+							   "libpq connection string of the PostgreSQL that keeps the slot leases (cosid.slot = 'lease').",
+							   NULL,
+							   &cosid_lease_store,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("cosid.lease_ttl",
+							"How long a slot lease holds without renewal.",
+							"Another server may take the slot over after that.",
+							&cosid_lease_ttl,
+							60, 2, 86400,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.instance_id",
+							   "This server's name in the lease store.",
+							   "Empty (the default): the system identifier, host name and port.",
+							   &cosid_instance_id,
+							   "",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomBoolVariable("cosid.promote_above_replayed",
+							 "Lease mode: when promoted, start the window above the window ends replayed from the WAL.",
+							 "The new primary's ids then sort above the old primary's, at the cost of waiting for a clock that is behind.",
+							 &cosid_promote_above_replayed,
+							 false,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+}
+
+/*
+ * Loaded after start-up, cosid cannot define settings fixed at start-up;
+ * it reads what postgresql.conf says of them (placeholders) instead, so
+ * that definitions are still checked against the configured machine bits.
+ */
+void
+cosid_slot_read_settings_unloaded(void)
+{
+	const char *v;
+
+	v = GetConfigOption("cosid.machine_bits", true, false);
+	if (v != NULL && atoi(v) >= 0 && atoi(v) <= 31)
+		cosid_machine_bits = atoi(v);
+	v = GetConfigOption("cosid.slot", true, false);
+	cosid_slot_setting = MemoryContextStrdup(TopMemoryContext, v != NULL ? v : "0");
+	v = GetConfigOption("cosid.namespace", true, false);
+	cosid_namespace = MemoryContextStrdup(TopMemoryContext, v != NULL ? v : "default");
+}
+
+void
+cosid_slot_check_settings(void)
+{
+	if (pg_strcasecmp(cosid_slot_setting, "lease") == 0)
+	{
+		if (cosid_lease_store == NULL || cosid_lease_store[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cosid.slot = 'lease' needs cosid.lease_store"),
+					 errhint("Set cosid.lease_store to a libpq connection string of a PostgreSQL with cosid installed.")));
+	}
+	else if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cosid.slot %d does not fit in cosid.machine_bits = %d",
+						cosid_manual_slot(), cosid_machine_bits),
+				 errdetail("Slots run from 0 to %lld.",
+						   (long long) ((INT64CONST(1) << cosid_machine_bits) - 1))));
+}
+
+int
+cosid_manual_slot(void)
+{
+	return (int) strtol(cosid_slot_setting, NULL, 10);
+}
+
+bool
+cosid_lease_mode(void)
+{
+	return pg_strcasecmp(cosid_slot_setting, "lease") == 0;
+}
+
+/* ---------- the window ---------- */
+
+Size
+cosid_window_shmem_size(void)
+{
+	return MAXALIGN(sizeof(CosidWindow));
+}
+
+/* Called under AddinShmemInitLock. */
+void
+cosid_window_shmem_init(void)
+{
+	bool		found;
+
+	window = ShmemInitStruct("cosid slot window", sizeof(CosidWindow), &found);
+	if (!found)
+	{
+		memset(window, 0, sizeof(CosidWindow));
+		pg_atomic_init_u64(&window->start_ms, 0);
+		pg_atomic_init_u64(&window->end_ms, 0);
+		pg_atomic_init_u32(&window->state, COSID_SLOT_STARTING);
+		pg_atomic_init_u64(&window->renewals, 0);
+		pg_atomic_init_u32(&window->wanted, 0);
+		window->worker_latch = NULL;
+		window->slot = -1;
+	}
+}
+
+int64
+cosid_window_start(void)
+{
+	return (int64) pg_atomic_read_u64(&window->start_ms);
+}
+
+int64
+cosid_window_end(void)
+{
+	return (int64) pg_atomic_read_u64(&window->end_ms);
+}
+
+CosidSlotState
+cosid_window_state(void)
+{
+	return (CosidSlotState) pg_atomic_read_u32(&window->state);
+}
+
+int
+cosid_window_slot(void)
+{
+	return window->slot;
+}
+
+uint64
+cosid_window_renewals(void)
+{
+	return pg_atomic_read_u64(&window->renewals);
+}
+
+void
+cosid_window_request(void)
+{
+	Latch	   *latch = window->worker_latch;
+
+	pg_atomic_write_u32(&window->wanted, 1);
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
+void
+cosid_window_set_worker_latch(void)
+{
+	window->worker_latch = MyLatch;
+}
+
+/* Whether a backend asked for a window since the last call. */
+bool
+cosid_window_take_request(void)
+{
+	return pg_atomic_exchange_u32(&window->wanted, 0) != 0;
+}
+
+void
+cosid_window_set_state(CosidSlotState state)
+{
+	pg_atomic_write_u32(&window->state, state);
+}
+
+/* Publish a new window (the slot first: backends read it after the end). */
+void
+cosid_window_open(int slot, int64 start_ms, int64 end_ms)
+{
+	window->slot = slot;
+	pg_write_barrier();
+	pg_atomic_write_u64(&window->start_ms, (uint64) start_ms);
+	pg_atomic_write_u64(&window->end_ms, (uint64) end_ms);
+	pg_write_barrier();
+	pg_atomic_write_u32(&window->state, COSID_SLOT_ACTIVE);
+}
+
+/* A later end, already durable. */
+void
+cosid_window_extend(int64 end_ms)
+{
+	pg_atomic_write_u64(&window->end_ms, (uint64) end_ms);
+	pg_atomic_fetch_add_u64(&window->renewals, 1);
+}
+
+/* A later start for the open window (lease mode, promoted): atomic. */
+void
+cosid_window_raise_start(int64 start_ms)
+{
+	if ((int64) pg_atomic_read_u64(&window->start_ms) < start_ms)
+		pg_atomic_write_u64(&window->start_ms, (uint64) start_ms);
+}
+
+/*
+ * Close the window (for good at shutdown, or until a new lease).  After the
+ * barrier, whatever a backend issues was reserved before: the caller may
+ * then read where the next window may start (cosid_gen_issued_bound_ms).
+ */
+void
+cosid_window_close(bool for_good)
+{
+	pg_atomic_write_u32(&window->state,
+						for_good ? COSID_SLOT_CLOSED : COSID_SLOT_STARTING);
+	pg_atomic_write_u64(&window->end_ms, 0);
+	pg_memory_barrier();
+}

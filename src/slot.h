@@ -1,0 +1,90 @@
+/*
+ * slot.h - this server's slot and its window: the settings that name the
+ * slot, and the window in shared memory through which backends may issue
+ * time-based ids.
+ *
+ * Owns: the cosid.slot, machine_bits, namespace and lease settings, and the
+ * window (start, end, state, slot) in shared memory.  Must not: decide
+ * windows (the slot worker does, worker.c, with a slot source) or know about
+ * generators.
+ *
+ * Locking: the window is written only by the slot worker and read by every
+ * backend without a lock (64-bit atomics).  The worker makes a new end
+ * durable before it stores it, so a backend never issues past a durable end.
+ * The slot is stored before the end and the state (write barrier), so a
+ * backend that sees an end sees its slot.  At shutdown the worker stores
+ * end 0 (closing the window) before it reads each generator's last unit, so
+ * nothing is issued after the time it records.
+ */
+#ifndef COSID_SLOT_H
+#define COSID_SLOT_H
+
+#include "util.h"
+
+/* ---------- settings ---------- */
+
+extern int	cosid_machine_bits;
+extern char *cosid_slot_setting;
+extern char *cosid_namespace;
+extern char *cosid_lease_store;
+extern int	cosid_lease_ttl;
+extern char *cosid_instance_id;
+extern bool cosid_promote_above_replayed;
+
+/* Define the settings (preloaded), or read them from the configuration. */
+extern void cosid_slot_define_settings(void);
+extern void cosid_slot_read_settings_unloaded(void);
+
+/* At start-up: raise an error for settings that cannot hold a slot. */
+extern void cosid_slot_check_settings(void);
+
+extern int	cosid_manual_slot(void);
+extern bool cosid_lease_mode(void);
+
+/* ---------- the window ---------- */
+
+/* How far ahead of the clock the worker keeps the window end, and when it
+ * extends it (ms). */
+#define COSID_WINDOW_LEAD_MS	1000
+#define COSID_WINDOW_RENEW_MS	700
+
+/*
+ * The worker extends the window while ids are being issued (or were in the
+ * last COSID_WINDOW_IDLE_MS); an idle server lets it lapse, so it writes no
+ * WAL, and the first call after that asks the worker (cosid_window_request)
+ * and waits a moment for a new end.
+ */
+#define COSID_WINDOW_IDLE_MS	60000
+
+typedef enum CosidSlotState
+{
+	COSID_SLOT_STARTING = 0,	/* no window yet */
+	COSID_SLOT_ACTIVE,			/* window open */
+	COSID_SLOT_CLOSED,			/* shutting down: window closed for good */
+	COSID_SLOT_RECOVERY			/* manual slot, server in recovery: no window
+								 * until it ends (promotion) */
+} CosidSlotState;
+
+extern Size cosid_window_shmem_size(void);
+extern void cosid_window_shmem_init(void);
+
+/* Read by backends (no lock). */
+extern int64 cosid_window_start(void);
+extern int64 cosid_window_end(void);
+extern CosidSlotState cosid_window_state(void);
+extern int	cosid_window_slot(void);
+extern uint64 cosid_window_renewals(void);
+
+/* A backend found the window lapsed: ask the worker for a new end now. */
+extern void cosid_window_request(void);
+
+/* Written by the slot worker only. */
+extern void cosid_window_set_worker_latch(void);
+extern bool cosid_window_take_request(void);
+extern void cosid_window_set_state(CosidSlotState state);
+extern void cosid_window_open(int slot, int64 start_ms, int64 end_ms);
+extern void cosid_window_extend(int64 end_ms);
+extern void cosid_window_raise_start(int64 start_ms);
+extern void cosid_window_close(bool for_good);
+
+#endif							/* COSID_SLOT_H */

@@ -1,0 +1,325 @@
+/*
+ * slot_lease.c - the leased slot (cosid.slot = 'lease'): a slot source.
+ *
+ * The slot comes from a lease store: any PostgreSQL with cosid 1.1 or later
+ * installed, reached with libpq (cosid.lease_store, store.c).  Its SQL
+ * functions (cosid.lease_acquire, lease_renew, lease_release) are each
+ * atomic, so a slot is held by one instance at a time, and a new holder
+ * learns the window end its previous holder recorded and starts no earlier.
+ * Acquire returns a fencing token that renew and release require: once the
+ * slot was taken again (by another instance, or by this one restarted), an
+ * older holder can neither extend nor release it.
+ *
+ * Every new window end is recorded in the store (lease_renew) before
+ * backends may use it, which also extends the lease; a third of the TTL
+ * after the last renewal the same end is recorded again.  While the store is
+ * away, ids are issued until the window ends, then 55000; the source
+ * reconnects with back-off and issuing resumes.  A renewal that finds the
+ * lease taken reports the slot lost.  At clean shutdown the slot is released
+ * with the start of the last unit issued.  Nothing is written locally, so
+ * this works on a standby.
+ *
+ * Owns: the store connection of the slot worker, the fencing token, and
+ * what it reports in shared memory (CosidLeaseStatus, for cosid_slot()).
+ * Must not: touch the window (the worker does) or write local files.
+ */
+#include "slot_source.h"
+#include "slot.h"
+#include "store.h"
+
+#include <unistd.h>
+
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "postmaster/postmaster.h"
+#include "storage/latch.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/wait_event.h"
+
+#define BACKOFF_MIN_MS		100
+#define BACKOFF_MAX_MS		5000
+
+typedef struct LeaseShared
+{
+	slock_t		lock;			/* protects the fields below but failures */
+	bool		store_connected;
+	int64		last_renewal_ms;
+	char		last_error[256];
+	char		instance[256];
+	pg_atomic_uint64 renewal_failures;
+} LeaseShared;
+
+static LeaseShared *lease_shared = NULL;
+
+/* the slot worker's own state */
+static PGconn *conn = NULL;
+static char instance_id[256];
+static char token[64] = "";		/* the fencing token of our lease */
+static int	backoff = BACKOFF_MIN_MS;
+static int64 renewed = 0;		/* when the store last renewed our lease */
+
+/* ---------- what cosid_slot() shows ---------- */
+
+Size
+cosid_lease_shmem_size(void)
+{
+	return MAXALIGN(sizeof(LeaseShared));
+}
+
+/* Called under AddinShmemInitLock. */
+void
+cosid_lease_shmem_init(void)
+{
+	bool		found;
+
+	lease_shared = ShmemInitStruct("cosid lease status", sizeof(LeaseShared), &found);
+	if (!found)
+	{
+		memset(lease_shared, 0, sizeof(LeaseShared));
+		SpinLockInit(&lease_shared->lock);
+		pg_atomic_init_u64(&lease_shared->renewal_failures, 0);
+	}
+}
+
+void
+cosid_lease_status(CosidLeaseStatus *out)
+{
+	SpinLockAcquire(&lease_shared->lock);
+	out->store_connected = lease_shared->store_connected;
+	out->last_renewal_ms = lease_shared->last_renewal_ms;
+	strlcpy(out->last_error, lease_shared->last_error, sizeof(out->last_error));
+	strlcpy(out->instance, lease_shared->instance, sizeof(out->instance));
+	SpinLockRelease(&lease_shared->lock);
+	out->renewal_failures = pg_atomic_read_u64(&lease_shared->renewal_failures);
+}
+
+bool
+cosid_lease_store_away(void)
+{
+	bool		away;
+
+	if (!cosid_lease_mode())
+		return false;
+	SpinLockAcquire(&lease_shared->lock);
+	away = !lease_shared->store_connected;
+	SpinLockRelease(&lease_shared->lock);
+	return away;
+}
+
+static void
+set_store_state(bool connected, const char *error)
+{
+	SpinLockAcquire(&lease_shared->lock);
+	lease_shared->store_connected = connected;
+	if (error != NULL)
+		strlcpy(lease_shared->last_error, error, sizeof(lease_shared->last_error));
+	SpinLockRelease(&lease_shared->lock);
+}
+
+static void
+sleep_ms(int ms)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 ms, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+}
+
+static void
+disconnect(void)
+{
+	cosid_store_disconnect(conn);
+	conn = NULL;
+}
+
+static void
+ttl_text(char *buf, size_t len)
+{
+	snprintf(buf, len, "%d seconds", cosid_lease_ttl);
+}
+
+/* ---------- the source ---------- */
+
+/* This server's instance id: the setting, or system identifier, host and port. */
+static void
+lease_start(void)
+{
+	char		host[128];
+
+	if (cosid_instance_id != NULL && cosid_instance_id[0] != '\0')
+		strlcpy(instance_id, cosid_instance_id, sizeof(instance_id));
+	else
+	{
+		if (gethostname(host, sizeof(host)) != 0)
+			strlcpy(host, "localhost", sizeof(host));
+		host[sizeof(host) - 1] = '\0';
+		snprintf(instance_id, sizeof(instance_id), UINT64_FORMAT ":%s:%d",
+				 GetSystemIdentifier(), host, PostPortNumber);
+	}
+	SpinLockAcquire(&lease_shared->lock);
+	strlcpy(lease_shared->instance, instance_id, sizeof(lease_shared->instance));
+	SpinLockRelease(&lease_shared->lock);
+	ereport(LOG,
+			(errmsg("cosid slot worker leases a slot of namespace \"%s\" as instance \"%s\"",
+					cosid_namespace, instance_id)));
+}
+
+/* Keep a connection to the store, reconnecting with back-off. */
+static bool
+lease_poll(void)
+{
+	char		err[512];
+
+	if (conn != NULL)
+		return true;
+	conn = cosid_store_connect(cosid_lease_store, err, sizeof(err));
+	if (conn == NULL)
+	{
+		set_store_state(false, err);
+		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
+		sleep_ms(backoff);
+		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
+		return false;
+	}
+	set_store_state(true, NULL);
+	backoff = BACKOFF_MIN_MS;
+	return true;
+}
+
+static bool
+lease_acquire(int *slot, int64 *start_ms)
+{
+	char		err[512];
+	char		ttl[32];
+	char		slot_bits[16];
+	bool		lost;
+	PGresult   *res;
+	const char *params[4] = {cosid_namespace, instance_id, slot_bits, ttl};
+
+	/* the store counts the slots itself: 1 << 31 does not fit an int */
+	snprintf(slot_bits, sizeof(slot_bits), "%d", cosid_machine_bits);
+	ttl_text(ttl, sizeof(ttl));
+	res = cosid_store_exec(conn,
+						   "SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
+						   4, params, err, sizeof(err), &lost);
+	if (res == NULL)
+	{
+		set_store_state(PQstatus(conn) == CONNECTION_OK, err);
+		ereport(LOG, (errmsg("cosid slot worker could not lease a slot: %s", err)));
+		if (PQstatus(conn) != CONNECTION_OK)
+			disconnect();
+		sleep_ms(Max(backoff, 1000));
+		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
+		return false;
+	}
+	*slot = atoi(PQgetvalue(res, 0, 0));
+	*start_ms = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	strlcpy(token, PQgetvalue(res, 0, 2), sizeof(token));
+	PQclear(res);
+	renewed = 0;
+	ereport(LOG,
+			(errmsg("cosid slot worker leased slot %d of namespace \"%s\"; its window starts at %s",
+					*slot, cosid_namespace, cosid_ms_text(*start_ms))));
+	return true;
+}
+
+static void
+lease_opened(int slot, int64 start_ms, int64 now_ms)
+{
+}
+
+static bool
+lease_renewal_due(int64 now_ms)
+{
+	return now_ms - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
+}
+
+static CosidRecordResult
+lease_record_end(int slot, int64 end_ms, int64 now_ms)
+{
+	char		err[512];
+	char		ttl[32];
+	char		slot_s[16];
+	char		end_s[32];
+	bool		lost;
+	PGresult   *res;
+	const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
+
+	snprintf(slot_s, sizeof(slot_s), "%d", slot);
+	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
+	ttl_text(ttl, sizeof(ttl));
+	res = cosid_store_exec(conn, "SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
+						   6, params, err, sizeof(err), &lost);
+	if (res != NULL)
+	{
+		PQclear(res);
+		renewed = now_ms;
+		SpinLockAcquire(&lease_shared->lock);
+		lease_shared->last_renewal_ms = now_ms;
+		lease_shared->store_connected = true;
+		lease_shared->last_error[0] = '\0';
+		SpinLockRelease(&lease_shared->lock);
+		return COSID_RECORD_OK;
+	}
+	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
+	set_store_state(PQstatus(conn) == CONNECTION_OK, err);
+	if (lost)
+	{
+		/* taken over: the worker stops issuing at once, then we lease again */
+		ereport(LOG,
+				(errmsg("cosid slot worker lost the lease of slot %d: %s", slot, err)));
+		token[0] = '\0';
+		return COSID_RECORD_LOST;
+	}
+	ereport(LOG,
+			(errmsg("cosid slot worker could not renew the lease of slot %d: %s", slot, err)));
+	disconnect();
+	return COSID_RECORD_RETRY;
+}
+
+/* Give the slot back; the store keeps the greater of its end and ours. */
+static void
+lease_release(int slot, int64 next_start_ms, int64 end_ms)
+{
+	if (conn != NULL)
+	{
+		char		err[512];
+		char		slot_s[16];
+		char		end_s[32];
+		bool		lost;
+		const char *params[5] = {cosid_namespace, slot_s, instance_id, token, end_s};
+		PGresult   *res;
+
+		snprintf(slot_s, sizeof(slot_s), "%d", slot);
+		snprintf(end_s, sizeof(end_s), INT64_FORMAT, next_start_ms);
+		/* shutdown was asked for: give the store its own short deadline */
+		cosid_store_drain();
+		res = cosid_store_exec(conn, "SELECT cosid.lease_release($1, $2, $3, $4, $5)",
+							   5, params, err, sizeof(err), &lost);
+		if (res != NULL)
+		{
+			PQclear(res);
+			ereport(LOG,
+					(errmsg("cosid slot worker released slot %d; its next holder starts no earlier than %s",
+							slot, cosid_ms_text(Max(next_start_ms, end_ms)))));
+		}
+		else
+			ereport(LOG,
+					(errmsg("cosid slot worker could not release slot %d (it expires by itself): %s",
+							slot, err)));
+	}
+	disconnect();
+}
+
+const CosidSlotSource cosid_lease_source = {
+	.primary_only = false,
+	.start = lease_start,
+	.poll = lease_poll,
+	.acquire = lease_acquire,
+	.opened = lease_opened,
+	.renewal_due = lease_renewal_due,
+	.record_end = lease_record_end,
+	.release = lease_release,
+};

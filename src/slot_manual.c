@@ -1,0 +1,209 @@
+/*
+ * slot_manual.c - the manual slot (cosid.slot = N): a slot source.
+ *
+ * The window's end is kept durable in pg_cosid/slot.state under the data
+ * directory (and, by the worker, in the WAL).  At start the slot's window
+ * starts at the end recorded by the previous run, or at the end replayed
+ * from the WAL if that is later (ids of those runs all belong to units that
+ * start before it).  Each new end is written (fsync'd, atomic rename) before
+ * backends may use it.  At clean shutdown the record gets the start of the
+ * last unit issued plus one, so a restart with a correct clock need not wait
+ * for the end it had written ahead.  After a crash the recorded end stands:
+ * the next window starts at most COSID_WINDOW_LEAD_MS after the crash.
+ *
+ * A manual slot is the primary's: it holds no window while the server is in
+ * recovery (primary_only), since the window ends replayed from the WAL are
+ * known only when recovery is over.
+ *
+ * Owns: pg_cosid/slot.state.  Must not: touch the window (the worker does).
+ */
+#include "slot_source.h"
+#include "slot.h"
+#include "wal.h"
+
+#include "storage/fd.h"
+
+#define SLOT_FILE	COSID_STATE_DIR "/slot.state"
+#define SLOT_TMP	COSID_STATE_DIR "/slot.state.tmp"
+#define STATE_MAGIC "cosid slot state 1"
+
+typedef struct SlotRecord
+{
+	int			slot;
+	char		namespace[NAMEDATALEN];
+	int64		end_ms;			/* no id of this slot's holder used a unit
+								 * starting at or after this */
+	bool		clean;			/* written at clean shutdown */
+} SlotRecord;
+
+static SlotRecord rec;
+
+/* Read the record; false when there is none.  A damaged one is an error. */
+static bool
+read_record(SlotRecord *rec)
+{
+	FILE	   *f = AllocateFile(SLOT_FILE, "r");
+	char		line[256];
+	bool		have_magic = false,
+				have_slot = false,
+				have_end = false;
+
+	if (f == NULL)
+	{
+		if (errno == ENOENT)
+			return false;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", SLOT_FILE)));
+	}
+	memset(rec, 0, sizeof(*rec));
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *eq;
+		size_t		n = strlen(line);
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (strcmp(line, STATE_MAGIC) == 0)
+		{
+			have_magic = true;
+			continue;
+		}
+		eq = strchr(line, '=');
+		if (eq == NULL)
+			continue;
+		*eq++ = '\0';
+		if (strcmp(line, "slot") == 0)
+			rec->slot = atoi(eq), have_slot = true;
+		else if (strcmp(line, "namespace") == 0)
+			strlcpy(rec->namespace, eq, NAMEDATALEN);
+		else if (strcmp(line, "end_ms") == 0)
+		{
+			char	   *end;
+
+			rec->end_ms = strtoll(eq, &end, 10);
+			have_end = (*end == '\0' && rec->end_ms >= 0);
+		}
+		else if (strcmp(line, "clean") == 0)
+			rec->clean = strcmp(eq, "1") == 0;
+	}
+	FreeFile(f);
+	if (!have_magic || !have_slot || !have_end)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cosid slot state file \"%s\" is damaged", SLOT_FILE),
+				 errdetail("Without it the end of the previous window is unknown, so ids could repeat."),
+				 errhint("If no id was issued since a time you know, write that time as end_ms (Unix milliseconds) in the file, or remove it only if the clock is certainly past every id issued.")));
+	return true;
+}
+
+/* Write the record durably: temporary file, fsync, atomic rename. */
+static void
+write_record(const SlotRecord *rec)
+{
+	char		buf[256];
+	int			len;
+
+	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\n",
+				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0);
+	cosid_write_durably(SLOT_FILE, SLOT_TMP, buf, len);
+}
+
+static void
+manual_start(void)
+{
+	cosid_ensure_state_dir();
+}
+
+static bool
+manual_poll(void)
+{
+	return true;
+}
+
+static bool
+manual_acquire(int *slot, int64 *start_ms)
+{
+	SlotRecord	prev;
+	int64		start = 0;
+	int64		replayed;
+
+	*slot = cosid_manual_slot();
+	if (read_record(&prev))
+	{
+		if (prev.slot == *slot && strcmp(prev.namespace, cosid_namespace) == 0)
+			start = prev.end_ms;
+		else
+			ereport(LOG,
+					(errmsg("cosid slot changed from %d (namespace \"%s\") to %d (namespace \"%s\"): the new slot's history is not known here",
+							prev.slot, prev.namespace, *slot, cosid_namespace)));
+	}
+	/* what the WAL says this slot's holder may have issued up to */
+	replayed = cosid_wal_replayed_end(*slot, cosid_namespace);
+	if (replayed > start)
+	{
+		ereport(LOG,
+				(errmsg("cosid slot worker starts slot %d's window at %s, the end replayed from the WAL",
+						*slot, cosid_ms_text(replayed))));
+		start = replayed;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.slot = *slot;
+	strlcpy(rec.namespace, cosid_namespace, NAMEDATALEN);
+	rec.clean = false;
+	*start_ms = start;
+	return true;
+}
+
+static void
+manual_opened(int slot, int64 start_ms, int64 now_ms)
+{
+	if (start_ms > now_ms)
+		ereport(LOG,
+				(errmsg("cosid slot worker holds slot %d; its window opens at %s, " INT64_FORMAT " ms ahead of the clock",
+						slot, cosid_ms_text(start_ms), start_ms - now_ms)));
+	else
+		ereport(LOG,
+				(errmsg("cosid slot worker holds slot %d (manual, namespace \"%s\")",
+						slot, cosid_namespace)));
+}
+
+static bool
+manual_renewal_due(int64 now_ms)
+{
+	return false;
+}
+
+/* A later end (the file holds the last one written; never lower it). */
+static CosidRecordResult
+manual_record_end(int slot, int64 end_ms, int64 now_ms)
+{
+	if (end_ms > rec.end_ms)
+	{
+		rec.end_ms = end_ms;
+		write_record(&rec);
+	}
+	return COSID_RECORD_OK;
+}
+
+static void
+manual_release(int slot, int64 next_start_ms, int64 end_ms)
+{
+	rec.end_ms = next_start_ms;
+	rec.clean = true;
+	write_record(&rec);
+	ereport(LOG,
+			(errmsg("cosid slot worker released slot %d; the next window starts at %s",
+					slot, cosid_ms_text(rec.end_ms))));
+}
+
+const CosidSlotSource cosid_manual_source = {
+	.primary_only = true,
+	.start = manual_start,
+	.poll = manual_poll,
+	.acquire = manual_acquire,
+	.opened = manual_opened,
+	.renewal_due = manual_renewal_due,
+	.record_end = manual_record_end,
+	.release = manual_release,
+};

@@ -1,0 +1,86 @@
+/*
+ * slot_source.h - where this server's slot comes from: the small interface
+ * the slot worker (worker.c) drives, and its two implementations.
+ *
+ *  - cosid_manual_source (slot_manual.c): cosid.slot = N, the window's end
+ *    kept durable in pg_cosid/slot.state;
+ *  - cosid_lease_source (slot_lease.c): cosid.slot = 'lease', the slot and
+ *    the window's end kept in a lease store.
+ *
+ * A source never touches the window in shared memory: it says which slot it
+ * holds, where that slot's window may start, and makes each new end durable
+ * before the worker publishes it.  The worker writes the end to the WAL
+ * (wal.c) on a primary, opens, extends and closes the window (slot.c).
+ */
+#ifndef COSID_SLOT_SOURCE_H
+#define COSID_SLOT_SOURCE_H
+
+#include "util.h"
+
+typedef enum CosidRecordResult
+{
+	COSID_RECORD_OK,			/* the end is durable: the worker may use it */
+	COSID_RECORD_RETRY,			/* not now (the store is away): try again */
+	COSID_RECORD_LOST			/* the slot is no longer ours: close the
+								 * window at once and take a slot again */
+} CosidRecordResult;
+
+typedef struct CosidSlotSource
+{
+	/* Needs the end of recovery before it may hold its slot. */
+	bool		primary_only;
+
+	/* Once, when the worker starts. */
+	void		(*start) (void);
+
+	/*
+	 * Each turn of the worker's loop, before anything else; false when this
+	 * turn cannot go on (the source has waited its back-off).
+	 */
+	bool		(*poll) (void);
+
+	/*
+	 * Take a slot: *slot, and in *start_ms the earliest start of its window.
+	 * False when there is none now (the source has waited its back-off).
+	 */
+	bool		(*acquire) (int *slot, int64 *start_ms);
+
+	/* After the slot's first window is open (for the log). */
+	void		(*opened) (int slot, int64 start_ms, int64 now_ms);
+
+	/* A renewal is due even though the window needs no later end. */
+	bool		(*renewal_due) (int64 now_ms);
+
+	/* Make end_ms durable for the slot (the same end again: a renewal). */
+	CosidRecordResult (*record_end) (int slot, int64 end_ms, int64 now_ms);
+
+	/*
+	 * Clean shutdown, the window closed for good: the slot's next window may
+	 * start at next_start_ms; end_ms is the last end recorded.
+	 */
+	void		(*release) (int slot, int64 next_start_ms, int64 end_ms);
+} CosidSlotSource;
+
+extern const CosidSlotSource cosid_manual_source;
+extern const CosidSlotSource cosid_lease_source;
+
+/* ---------- what the lease source reports (slot_lease.c) ---------- */
+
+extern Size cosid_lease_shmem_size(void);
+extern void cosid_lease_shmem_init(void);
+
+typedef struct CosidLeaseStatus
+{
+	bool		store_connected;
+	int64		last_renewal_ms;
+	uint64		renewal_failures;
+	char		last_error[256];
+	char		instance[256];
+} CosidLeaseStatus;
+
+extern void cosid_lease_status(CosidLeaseStatus *out);
+
+/* Lease mode with the store unreachable (false in manual mode). */
+extern bool cosid_lease_store_away(void);
+
+#endif							/* COSID_SLOT_SOURCE_H */

@@ -1,0 +1,205 @@
+/*
+ * store.c - the libpq client of the lease store (see store.h).
+ *
+ * Owns: connecting with a deadline, running one statement with a deadline,
+ * making libpq's messages one line.  Must not: interpret results (its
+ * callers do) or block without a deadline.
+ */
+#include "store.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/interrupt.h"
+#include "storage/fd.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+
+static bool draining = false;
+
+void
+cosid_store_drain(void)
+{
+	draining = true;
+}
+
+/* libpq messages end in a newline and may hold more: make them one line. */
+static void
+drop_newline(char *s)
+{
+	size_t		n;
+	char	   *w = s;
+	bool		space = false;
+
+	for (char *r = s; *r; r++)
+	{
+		bool		ws = (*r == '\n' || *r == '\r' || *r == '\t' || *r == ' ');
+
+		if (ws && space)
+			continue;
+		*w++ = ws ? ' ' : *r;
+		space = ws;
+	}
+	*w = '\0';
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+}
+
+/* Wait for the socket (or the deadline, or shutdown); false: give up. */
+static bool
+wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
+{
+	int64		left = deadline - (int64) cosid_now_ms();
+	int			rc;
+
+	if (left <= 0)
+	{
+		snprintf(err, errlen, "the lease store did not answer within %d ms", COSID_STORE_TIMEOUT_MS);
+		return false;
+	}
+	rc = WaitLatchOrSocket(MyLatch,
+						   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | io_flag,
+						   PQsocket(conn), (long) left, PG_WAIT_EXTENSION);
+	if (rc & WL_LATCH_SET)
+		ResetLatch(MyLatch);
+	if (ShutdownRequestPending && !draining)
+	{
+		snprintf(err, errlen, "shutting down");
+		return false;
+	}
+	return true;
+}
+
+void
+cosid_store_disconnect(PGconn *conn)
+{
+	if (conn != NULL)
+	{
+		PQfinish(conn);
+		ReleaseExternalFD();
+	}
+}
+
+/* Connect to the store; NULL with err filled in on failure. */
+static PGconn *
+store_connect(const char *conninfo, char *err, size_t errlen)
+{
+	PGconn	   *conn;
+	PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
+
+	if (conninfo == NULL || conninfo[0] == '\0')
+	{
+		snprintf(err, errlen, "cosid.lease_store is not set");
+		return NULL;
+	}
+	if (!AcquireExternalFD())
+	{
+		snprintf(err, errlen, "no file descriptor left for the lease store connection");
+		return NULL;
+	}
+	conn = PQconnectStart(conninfo);
+	if (conn == NULL)
+	{
+		ReleaseExternalFD();
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	while (PQstatus(conn) != CONNECTION_BAD &&
+		   status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
+	{
+		if (!wait_socket(conn, status == PGRES_POLLING_READING ?
+						 WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline, err, errlen))
+		{
+			cosid_store_disconnect(conn);
+			return NULL;
+		}
+		status = PQconnectPoll(conn);
+	}
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		snprintf(err, errlen, "could not connect to the lease store: %s", PQerrorMessage(conn));
+		cosid_store_disconnect(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/*
+ * Run one statement; the last result, or NULL with err filled in (and
+ * *lost set when the store said the lease is no longer ours: 55000).  A
+ * store whose cosid predates the 1.1 lease functions (no such function or
+ * column) is named as such.
+ */
+static PGresult *
+store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
+		   char *err, size_t errlen, bool *lost)
+{
+	PGresult   *res;
+	PGresult   *last = NULL;
+	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
+
+	*lost = false;
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
+	{
+		snprintf(err, errlen, "could not send to the lease store: %s", PQerrorMessage(conn));
+		return NULL;
+	}
+	for (;;)
+	{
+		while (PQisBusy(conn))
+		{
+			if (!wait_socket(conn, WL_SOCKET_READABLE, deadline, err, errlen))
+			{
+				PQclear(last);
+				return NULL;
+			}
+			if (!PQconsumeInput(conn))
+			{
+				snprintf(err, errlen, "lost the lease store: %s", PQerrorMessage(conn));
+				PQclear(last);
+				return NULL;
+			}
+		}
+		res = PQgetResult(conn);
+		if (res == NULL)
+			break;
+		PQclear(last);
+		last = res;
+	}
+	if (last == NULL || PQresultStatus(last) != PGRES_TUPLES_OK)
+	{
+		const char *state = last ? PQresultErrorField(last, PG_DIAG_SQLSTATE) : NULL;
+		bool		outdated = state != NULL &&
+			(strcmp(state, "42883") == 0 || strcmp(state, "42703") == 0);
+
+		snprintf(err, errlen, "the lease store refused%s: %s",
+				 outdated ? " (its cosid must be 1.1 or later: ALTER EXTENSION cosid UPDATE there)" : "",
+				 last ? PQresultErrorMessage(last) : PQerrorMessage(conn));
+		*lost = state != NULL && strcmp(state, "55000") == 0;
+		PQclear(last);
+		return NULL;
+	}
+	return last;
+}
+
+PGconn *
+cosid_store_connect(const char *conninfo, char *err, size_t errlen)
+{
+	PGconn	   *conn = store_connect(conninfo, err, errlen);
+
+	if (conn == NULL)
+		drop_newline(err);
+	return conn;
+}
+
+PGresult *
+cosid_store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
+				 char *err, size_t errlen, bool *lost)
+{
+	PGresult   *res = store_exec(conn, sql, nparams, params, err, errlen, lost);
+
+	if (res == NULL)
+		drop_newline(err);
+	return res;
+}

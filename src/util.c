@@ -1,0 +1,186 @@
+/*
+ * util.c - small services for every PostgreSQL-side module (see util.h).
+ *
+ * Owns: the clock reads and waits, time conversions, acting as another role,
+ * durable files, the invalid-key error.  Must not: include any other cosid
+ * module's header; everything above it in the module graph may call it.
+ */
+#include "util.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "catalog/pg_class.h"
+#include "port/atomics.h"
+#include "storage/fd.h"
+#include "storage/latch.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#define UNIX_TO_PG_USECS \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+bool		cosid_preloaded = false;
+
+
+void
+cosid_invalid_key(bool what_list, const char *path, const char *fmt,...)
+{
+	char		msg[512];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 what_list ? errmsg("invalid codec list") : errmsg("invalid generator definition"),
+			 errdetail("At %s: %s.", path, msg)));
+	pg_unreachable();
+}
+
+void
+cosid_begin_as_role(Oid role, CosidAsRole *as)
+{
+	GetUserIdAndSecContext(&as->save_uid, &as->save_ctx);
+	SetUserIdAndSecContext(role, as->save_ctx | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	as->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+}
+
+void
+cosid_end_as_role(CosidAsRole *as)
+{
+	AtEOXact_GUC(false, as->save_nestlevel);
+	SetUserIdAndSecContext(as->save_uid, as->save_ctx);
+}
+
+void
+cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len)
+{
+	int			fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", tmp)));
+	errno = 0;
+	if (write(fd, data, len) != (ssize_t) len)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", tmp)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", tmp)));
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", tmp)));
+	(void) durable_rename(tmp, path, ERROR);
+}
+
+Oid
+cosid_rel_owner(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return owner;
+}
+
+void
+cosid_require_preload(const char *what)
+{
+	if (!cosid_preloaded)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s needs cosid to be loaded at server start", what),
+				 errhint("Add cosid to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+uint64
+cosid_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64) ts.tv_sec * 1000 + (uint64) ts.tv_nsec / 1000000;
+}
+
+void
+cosid_wait_1ms(void)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 1, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+cosid_wait_until_ms(int64 target_ms)
+{
+	for (;;)
+	{
+		int64		now = (int64) cosid_now_ms();
+
+		CHECK_FOR_INTERRUPTS();
+		if (now >= target_ms)
+			return;
+		if (target_ms - now <= 2)
+		{
+			/* under two milliseconds: a latch timeout would overshoot */
+			pg_spin_delay();
+			continue;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) (target_ms - now - 1), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+TimestampTz
+cosid_ms_to_timestamptz(int64 ms)
+{
+	return (TimestampTz) (ms * 1000 - UNIX_TO_PG_USECS);
+}
+
+int64
+cosid_timestamptz_to_ms(TimestampTz ts)
+{
+	int64		us = ts + UNIX_TO_PG_USECS;
+
+	return us / 1000 - (us % 1000 < 0 ? 1 : 0);
+}
+
+const char *
+cosid_ms_text(int64 ms)
+{
+	return timestamptz_to_str(cosid_ms_to_timestamptz(ms));
+}
+
+void
+cosid_ensure_state_dir(void)
+{
+	if (MakePGDirectory(COSID_STATE_DIR) == 0)
+		fsync_fname(".", true);
+	else if (errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", COSID_STATE_DIR)));
+}

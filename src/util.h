@@ -1,0 +1,83 @@
+/*
+ * util.h - small services every PostgreSQL-side module of cosid may use.
+ *
+ * Owns: the clock as cosid reads it, interruptible waits, conversions between
+ * Unix milliseconds and timestamptz, running code as another role in a
+ * restricted security context, durable file writes, the error for a bad key
+ * of a definition or codec list, and the "loaded at server start?" check.
+ * Must not: know about generators, slots or the catalog; it is the bottom of
+ * the module graph (see ARCHITECTURE.md) and includes no other module.
+ */
+#ifndef COSID_UTIL_H
+#define COSID_UTIL_H
+
+#include "postgres.h"
+
+#include "compat.h"
+
+#include "datatype/timestamp.h"
+
+/*
+ * True once cosid's shared memory exists: the library was loaded by
+ * shared_preload_libraries.  Loaded later, codecs and the ulid type still
+ * work and everything that needs shared state raises 55000.
+ */
+extern bool cosid_preloaded;
+
+/* Raise 55000 unless cosid was loaded by shared_preload_libraries. */
+extern void cosid_require_preload(const char *what);
+
+/*
+ * Raise 22023 for a bad key of a generator definition or of a codec list:
+ * primary message "invalid generator definition" (what_list false) or
+ * "invalid codec list" (true); the detail names the JSON path and what was
+ * expected, e.g. 'At time-bits: expected an integer from 1 to 63.'
+ */
+COSID_NORETURN_BEFORE extern void cosid_invalid_key(bool what_list, const char *path,
+													const char *fmt,...)
+			pg_attribute_printf(3, 4) COSID_NORETURN_AFTER;
+
+/* Wall-clock Unix milliseconds. */
+extern uint64 cosid_now_ms(void);
+
+/* Sleep about one millisecond, interruptibly (never inside a lock). */
+extern void cosid_wait_1ms(void);
+
+/* Wait until the wall clock reaches target_ms, interruptibly. */
+extern void cosid_wait_until_ms(int64 target_ms);
+
+/* Unix milliseconds <-> timestamptz; and as text for messages. */
+extern TimestampTz cosid_ms_to_timestamptz(int64 ms);
+extern int64 cosid_timestamptz_to_ms(TimestampTz ts);
+extern const char *cosid_ms_text(int64 ms);
+
+/*
+ * Become role for work done on the caller's behalf, the way core runs an
+ * index expression or refreshes a materialized view: a restricted security
+ * context and search_path = pg_catalog, pg_temp, so nothing the caller
+ * defined (functions, operators, temporary relations) can be reached.
+ * cosid_end_as_role() undoes it; an error undoes it too (transaction abort).
+ */
+typedef struct CosidAsRole
+{
+	Oid			save_uid;
+	int			save_ctx;
+	int			save_nestlevel;
+} CosidAsRole;
+
+extern void cosid_begin_as_role(Oid role, CosidAsRole *as);
+extern void cosid_end_as_role(CosidAsRole *as);
+
+/* The owner of a relation. */
+extern Oid	cosid_rel_owner(Oid relid);
+
+/* The directory under the data directory where cosid keeps its files. */
+#define COSID_STATE_DIR "pg_cosid"
+
+/* Create COSID_STATE_DIR if it is missing (durably). */
+extern void cosid_ensure_state_dir(void);
+
+/* Write a file durably: tmp, fsync, atomic rename to path (ERROR on failure). */
+extern void cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len);
+
+#endif							/* COSID_UTIL_H */

@@ -1,0 +1,23 @@
+/*
+ * wal.h - the slot window in the WAL: a custom WAL resource manager (wal.c).
+ */
+#ifndef COSID_WAL_H
+#define COSID_WAL_H
+
+#include "util.h"
+
+/* The custom WAL resource manager's id (see README, "Replicas and failover"). */
+#define COSID_RMGR_ID	199
+
+extern void cosid_wal_init(void);
+
+/* Write a slot's new window end to the WAL and flush it (not in recovery). */
+extern void cosid_wal_log_window(int slot, int64 end_ms);
+
+/*
+ * The highest window end replayed from the WAL for a slot of a namespace
+ * (slot -1: any slot), 0 if none.
+ */
+extern int64 cosid_wal_replayed_end(int slot, const char *namespace);
+
+#endif							/* COSID_WAL_H */
