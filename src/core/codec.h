@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "timegen.h"
 
 /* ---------- radix text ---------- */
@@ -279,9 +280,6 @@ typedef struct CosidCodec
 	int			nitems;
 	CosidCodecItem items[COSID_CODEC_MAX_ITEMS];
 } CosidCodec;
-
-/* Where the parser gets memory: the caller frees it all at once. */
-typedef void *(*CosidAlloc) (void *ctx, size_t size);
 
 /*
  * Parse a codec list from JSON text (an array of objects, each with one key

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "alloc.h"
 
 #define COSID_JSON_MAX_DEPTH 32
 
