@@ -9,6 +9,11 @@
  * (strings come out NUL-terminated), no raw control characters in strings.
  * Bytes from 0x80 up pass through unchecked: the caller's encoding rules
  * apply to them; \u escapes are written as UTF-8.
+ *
+ * Owns: CosidJsonValue, the JSON grammar and its messages, and
+ * cosid_buf_append.
+ * Must not: know codec lists (codec.c reads the tree), or include any
+ * header of src/core but alloc.h.
  */
 #ifndef COSID_CORE_JSON_H
 #define COSID_CORE_JSON_H
@@ -17,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "alloc.h"
 
 #define COSID_JSON_MAX_DEPTH 32
 

@@ -1,5 +1,10 @@
 /*
  * timegen.c - layouts and the time-based generator (no PostgreSQL).
+ *
+ * Owns: the presets' table, the layout check, 128-bit packing, a layout's
+ * ids and times, the generator's steps, durations and 128-bit decimals.
+ * Must not: read a clock or wait (the caller passes now and waits), or
+ * depend on another file of src/core.
  */
 #include "timegen.h"
 
@@ -160,6 +165,40 @@ cosid_layout_unpack128(const CosidLayout *l, uint64_t hi, uint64_t lo,
 	*node = (int64_t) (lo & ((UINT64_C(1) << l->node_bits) - 1));
 	shr128(&hi, &lo, l->node_bits);
 	*time = (int64_t) (lo & ((UINT64_C(1) << l->time_bits) - 1));
+}
+
+/* ---------- a layout's ids and times ---------- */
+
+bool
+cosid_layout_holds_id(const CosidLayout *l, int uncertainty_bits, int64_t id)
+{
+	int			bits = cosid_layout_total_bits(l) + uncertainty_bits;
+
+	if (id < 0)
+		return false;
+	return bits >= 63 || ((uint64_t) id >> bits) == 0;
+}
+
+bool
+cosid_layout_time_ms(const CosidLayout *l, int64_t time, int64_t max_ms,
+					 int64_t *ms)
+{
+	if (time < 0 || time > cosid_layout_last_time(l, max_ms))
+		return false;
+	*ms = l->epoch_ms + time * l->unit_ms;
+	return true;
+}
+
+int64_t
+cosid_layout_last_time(const CosidLayout *l, int64_t max_ms)
+{
+	int64_t		last;
+
+	if (l->unit_ms <= 0 || max_ms < l->epoch_ms)
+		return -1;
+	/* epoch_ms >= 0 (the layout check), so the difference cannot overflow */
+	last = (max_ms - l->epoch_ms) / l->unit_ms;
+	return last < cosid_layout_max_time(l) ? last : cosid_layout_max_time(l);
 }
 
 /* The first unit that starts at or after t. */

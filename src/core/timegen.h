@@ -6,6 +6,11 @@
  * unit, the node (this server's slot), the sequence.  The caller reads the
  * clock and passes it in, holds whatever lock guards the state, and does any
  * waiting this code asks for after releasing it.
+ *
+ * Owns: CosidLayout and the presets, packing parts into ids, which ids and
+ * times a layout holds, and the generator's state machine.
+ * Must not: read a clock, sleep or take a lock (the caller does), or write
+ * an id as text (the codec headers do).
  */
 #ifndef COSID_CORE_TIMEGEN_H
 #define COSID_CORE_TIMEGEN_H
@@ -128,6 +133,37 @@ extern void cosid_layout_pack128(const CosidLayout *l, int64_t time,
 extern void cosid_layout_unpack128(const CosidLayout *l, uint64_t hi,
 								   uint64_t lo, int64_t *time, int64_t *node,
 								   int64_t *seq);
+
+/* ---------- a layout's ids and times ---------- */
+
+/*
+ * Whether a bigint is an id of a layout (<= 63 bits) whose ids carry
+ * uncertainty_bits random low bits: 0 to 2^(total + uncertainty) - 1.
+ */
+extern bool cosid_layout_holds_id(const CosidLayout *l, int uncertainty_bits,
+								  int64_t id);
+
+/*
+ * The Unix milliseconds of a time part (epoch + time * unit), false when
+ * the time is negative or the instant is past max_ms (no overflow).
+ */
+extern bool cosid_layout_time_ms(const CosidLayout *l, int64_t time,
+								 int64_t max_ms, int64_t *ms);
+
+/*
+ * The largest time part of the layout whose instant is at most max_ms: the
+ * layout's max time if it ends before, -1 when even time 0 is later.
+ */
+extern int64_t cosid_layout_last_time(const CosidLayout *l, int64_t max_ms);
+
+/* A layout's field widths are usable (bit counts 0..63). */
+static inline bool
+cosid_layout_bits_ok(const CosidLayout *l)
+{
+	return l != NULL && l->time_bits >= 0 && l->time_bits <= 63 &&
+		l->node_bits >= 0 && l->node_bits <= 63 &&
+		l->seq_bits >= 0 && l->seq_bits <= 63;
+}
 
 /* Clock regression policy: borrow up to, wait up to (ms); FAIL is 0/0. */
 typedef struct CosidClockPolicy

@@ -1,5 +1,6 @@
 /*
- * fuzz_codec.c - libFuzzer harness for src/core/codec.c and src/core/json.c.
+ * fuzz_codec.c - libFuzzer harness for the codecs of src/core (radix.c,
+ * datetext.c, parts.c, grouped.c, codec.c) and json.c.
  *
  * Every decoder sees the input, and each result is checked against an
  * oracle written here independently of the code under test:

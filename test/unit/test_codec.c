@@ -1,5 +1,7 @@
 /*
- * test_codec.c - cmocka unit tests for src/core/codec.c and src/core/json.c.
+ * test_codec.c - cmocka unit tests for the codecs of src/core (radix.c,
+ * datetext.c, parts.c, grouped.c, codec.c), json.c, and a layout's ids and
+ * times (timegen.c).
  *
  * Every expected text below was computed independently (by hand or with a
  * few lines of Python) from CosId's rules, not by running this code.

@@ -1,0 +1,77 @@
+/*
+ * text.h - what the codec files of src/core share (internal: the
+ * PostgreSQL side never includes it): a message into the caller's buffer, a
+ * byte as a message shows it, fixed-width and decimal digits.
+ *
+ * Owns: the wording that more than one decoder uses ("character N (x) is
+ * not a base-R digit").
+ * Must not: include another header of src/core, or know radix settings,
+ * layouts, dates or codec lists: it serves all of them.
+ */
+#ifndef COSID_CORE_TEXT_H
+#define COSID_CORE_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* text into msg (msglen bytes, NUL-terminated); nothing when msg is NULL. */
+extern void cosid_set_msg(char *msg, size_t msglen, const char *text);
+
+/* A byte for a message: "x" when printable ASCII, else 0xNN. */
+extern void cosid_describe_char(unsigned char c, char out[8]);
+
+/*
+ * "character N (x) is not a base-R digit" (N = pos + 1), with a hint for
+ * lower case in radixes up to 36.
+ */
+extern void cosid_bad_digit_msg(char *msg, size_t msglen, size_t pos,
+								unsigned char c, int radix);
+
+/*
+ * Inline, being small and called once a field or a digit on the paths that
+ * succeed.
+ */
+
+/* The largest value of `bits` bits: all ones (UINT64_MAX from 64 on). */
+static inline uint64_t
+cosid_max_of_bits(int bits)
+{
+	return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+}
+
+/* An ASCII decimal digit. */
+static inline bool
+cosid_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Exactly `width` digits: v modulo 10^width (negative values wrap). */
+static inline void
+cosid_put_fixed(char *buf, int v, int width)
+{
+	int			mod = width == 4 ? 10000 : width == 3 ? 1000 : 100;
+
+	v %= mod;
+	if (v < 0)
+		v += mod;
+	for (int i = width - 1; i >= 0; i--)
+	{
+		buf[i] = (char) ('0' + v % 10);
+		v /= 10;
+	}
+}
+
+/* Decimal digits s[0..n) (all digits, n <= 19) as a number. */
+static inline uint64_t
+cosid_read_decimal(const char *s, size_t n)
+{
+	uint64_t	v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t) (s[i] - '0');
+	return v;
+}
+
+#endif							/* COSID_CORE_TEXT_H */
