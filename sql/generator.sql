@@ -10,11 +10,17 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 
 CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	d text;
 BEGIN
 	EXECUTE q;
 	RETURN 'no error';
 EXCEPTION WHEN others THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
+	-- the detail of an invalid definition or codec list names the JSON path
+	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ': ' || SQLERRM ||
+		CASE WHEN SQLERRM IN ('invalid generator definition', 'invalid codec list') OR
+			SQLERRM LIKE 'cannot change the % of generator %' THEN ' | ' || d ELSE '' END;
 END $$;
 
 -- the slot: manual slot 0 by default, window open and ahead of the clock

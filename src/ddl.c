@@ -300,7 +300,7 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 		if (key)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: cannot change the %s of segment generator \"%s\"", key, key, name),
+					 errmsg("cannot change the %s of segment generator \"%s\"", key, name),
 					 errdetail("Changing where numbers start, their period or their sequence could issue a number again."),
 					 errhint("Define a new generator instead; cosid_alter() changes the step, codec and int.")));
 		return;
@@ -320,9 +320,10 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 	if (key)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: cannot change the %s of generator \"%s\"", key,
+				 errmsg("cannot change the %s of generator \"%s\"",
 						strcmp(key, "strategy") == 0 ? "strategy" : "layout", name),
-				 errdetail("Changing the strategy, epoch, unit, bit widths or uncertainty bits could issue an id again."),
+				 errdetail("At %s: the value differs.  Changing the strategy, epoch, unit, bit widths or uncertainty bits could issue an id again.",
+						   key),
 				 errhint("Define a new generator instead; cosid_alter() changes the codec, clock-regression, seq-reset-threshold and int.")));
 }
 
