@@ -2,6 +2,9 @@
  * compat.h - every difference between the PostgreSQL versions cosid supports
  * (15 and newer; tested on 15 and 18), and nothing else.  Code elsewhere
  * uses these names and never tests PG_VERSION_NUM itself.
+ *
+ * Owns: version differences.  Must not: hold anything that is the same on
+ * every supported version.
  */
 #ifndef COSID_COMPAT_H
 #define COSID_COMPAT_H

@@ -73,7 +73,7 @@ typedef struct CosidGenEntry
 	 * numbers fetched ahead [pre_start, pre_end] (empty when start > end; one
 	 * or more consecutive segments), each with its period (groups).  One
 	 * backend at a time fetches (fetching): it clears the flag itself, also
-	 * when it fails or exits (generate.c).
+	 * when it fails or exits (segment.c).
 	 */
 	int64		seg_next;
 	int64		seg_end;

@@ -183,7 +183,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 			continue;
 		}
 		e->last_used_ms = now;
-		/* read inside the lock: see cosid.h on closing the window */
+		/* read inside the lock: see slot.h on closing the window */
 		w.start_ms = cosid_window_start();
 		w.end_ms = cosid_window_end();
 		w.open_wait_ms = COSID_WINDOW_LEAD_MS;

@@ -1,5 +1,6 @@
 /*
- * issue.h - issuing ids (issue.c).
+ * issue.h - issuing ids (issue.c): what other modules may call.
+ * Its top comment in issue.c says what the module owns and must not do.
  */
 #ifndef COSID_ISSUE_H
 #define COSID_ISSUE_H

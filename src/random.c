@@ -7,6 +7,9 @@
  * hands out bytes from it, each byte once.  The block is tagged with the pid
  * that filled it: a process forked after filling it (none is today, but a
  * preloaded library cannot know) discards it rather than repeat its bytes.
+ *
+ * Owns: the block.  Must not: be used for anything but values handed out
+ * once (a byte is zeroed as it is handed out).
  */
 #include "random.h"
 

@@ -1,5 +1,7 @@
 /*
- * random.h - CSPRNG bytes drawn in blocks, per backend (random.c).
+ * random.h - CSPRNG bytes drawn in blocks, per backend (random.c): the
+ * only source of randomness of ULIDs and uncertainty bits.
+ * Its top comment in random.c says what the module owns and must not do.
  */
 #ifndef COSID_RANDOM_H
 #define COSID_RANDOM_H

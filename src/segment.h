@@ -1,5 +1,6 @@
 /*
  * segment.h - issuing the numbers of segment generators (segment.c).
+ * Its top comment in segment.c says what the module owns and must not do.
  */
 #ifndef COSID_SEGMENT_H
 #define COSID_SEGMENT_H

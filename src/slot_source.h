@@ -11,6 +11,9 @@
  * holds, where that slot's window may start, and makes each new end durable
  * before the worker publishes it.  The worker writes the end to the WAL
  * (wal.c) on a primary, opens, extends and closes the window (slot.c).
+ *
+ * Owns: the interface.  Must not: grow a method only one source needs
+ * without a default in the other.
  */
 #ifndef COSID_SLOT_SOURCE_H
 #define COSID_SLOT_SOURCE_H

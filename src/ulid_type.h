@@ -2,6 +2,7 @@
  * ulid_type.h - the ulid type's shared memory: gen_ulid_monotonic()'s last
  * ULID, read and written only under its spinlock, held for a compare and a
  * 16-byte copy (ulid_type.c).
+ * Its top comment in ulid_type.c says what the module owns and must not do.
  */
 #ifndef COSID_ULID_TYPE_H
 #define COSID_ULID_TYPE_H

@@ -3,7 +3,8 @@
  *
  * Owns: the "cosid" resource manager (COSID_RMGR_ID), its one record (a slot's
  * new window end) and pg_cosid/replayed.state, where replay keeps the highest
- * end of each slot.  Must not: decide windows (worker.c and lease.c do).
+ * end of each slot.  Must not: decide windows (worker.c and its slot sources
+ * do).
  *
  * A primary's slot worker writes every new window end to the WAL and flushes
  * it before backends may use the end.  Any row with an id of that window is

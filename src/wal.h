@@ -1,5 +1,6 @@
 /*
  * wal.h - the slot window in the WAL: a custom WAL resource manager (wal.c).
+ * Its top comment in wal.c says what the module owns and must not do.
  */
 #ifndef COSID_WAL_H
 #define COSID_WAL_H

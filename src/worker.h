@@ -1,5 +1,6 @@
 /*
  * worker.h - the slot worker (worker.c), registered at start-up.
+ * Its top comment in worker.c says what the module owns and must not do.
  */
 #ifndef COSID_WORKER_H
 #define COSID_WORKER_H

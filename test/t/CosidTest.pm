@@ -145,13 +145,24 @@ sub set_fake_offset
 
 # Run SQL that is expected to fail: returns (SQLSTATE, message) of its
 # ERROR, or () when it succeeded.  The full stderr is the third value.
+# The message of an invalid definition or codec list has its detail (the
+# JSON path and what was expected) appended after " | ".
 sub psql_error
 {
 	my ($node, $db, $sql) = @_;
 	my ($ret, $stdout, $stderr) =
 	  $node->psql($db, "\\set VERBOSITY verbose\n$sql", on_error_stop => 1);
 	return () if $ret == 0;
-	return ($1, $2, $stderr) if $stderr =~ /ERROR:  ([0-9A-Z]{5}): ([^\n]*)/;
+	if ($stderr =~ /ERROR:  ([0-9A-Z]{5}): ([^\n]*)/)
+	{
+		my ($state, $msg) = ($1, $2);
+
+		# an invalid definition or codec list names its JSON path in the detail
+		$msg .= " | $1"
+		  if $msg =~ /^invalid (generator definition|codec list)$/
+		  && $stderr =~ /DETAIL:  ([^\n]*)/;
+		return ($state, $msg, $stderr);
+	}
 	return ('', '', $stderr);
 }
 
