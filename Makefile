@@ -26,7 +26,8 @@
 EXTENSION = cosid
 MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
-CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o
+CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/codec.o src/core/json.o \
+	src/core/definition.o
 OBJS = src/cosid.o src/random.o src/ulid_type.o src/catalog.o src/generate.o \
 	src/codec.o src/genstate.o src/wal.o src/worker.o src/lease.o $(CORE_OBJS)
 # the slot worker talks to the lease store with libpq
