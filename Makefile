@@ -28,7 +28,7 @@ MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/text.o src/core/radix.o \
 	src/core/datetext.o src/core/parts.o src/core/grouped.o src/core/codec.o \
-	src/core/json.o
+	src/core/json.o src/core/definition.o
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
 	src/slot_manual.o src/slot_lease.o src/worker.o src/wal.o src/gendef.o \
 	src/codecbind.o src/codecfuncs.o src/catalog.o src/ddl.o src/genstate.o \
@@ -48,7 +48,8 @@ REGRESS = $(filter-out cosid--%,$(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --encoding=UTF8 --no-locale
 ISOLATION = $(basename $(notdir $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test
-EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec tmp build results \
+EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec \
+	test/fuzz/fuzz_definition tmp build results \
 	regression.diffs regression.out test/output_iso
 
 ifndef PG_CONFIG
@@ -106,6 +107,10 @@ test/fuzz/fuzz_codec: test/fuzz/fuzz_codec.c $(CORE_SRCS) $(wildcard src/core/*.
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_codec.c $(CORE_SRCS)
 
+test/fuzz/fuzz_definition: test/fuzz/fuzz_definition.c $(CORE_SRCS) $(wildcard src/core/*.h)
+	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_definition.c $(CORE_SRCS)
+
 # PG: the PostgreSQL major version(s) for test, run, bench and deps, e.g.
 # make test PG=18; empty: test and deps take every one of COSID_PG_VERSIONS,
 # run and bench the first.  (The scripts read it from the environment.)
@@ -120,7 +125,7 @@ deps:
 unit: $(UNIT_TESTS)
 	for t in $(UNIT_TESTS); do ./$$t || exit 1; done
 
-fuzz: test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
+fuzz: test/fuzz/fuzz_ulid test/fuzz/fuzz_codec test/fuzz/fuzz_definition
 
 run:
 	bash scripts/deps.sh --default
@@ -131,7 +136,8 @@ stop:
 	bash scripts/run.sh stop
 
 test: deps
-	$(MAKE) COSID_WERROR=1 $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec
+	$(MAKE) COSID_WERROR=1 $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec \
+		test/fuzz/fuzz_definition
 	bash scripts/test.sh
 
 bench:

@@ -186,8 +186,8 @@ cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
  * use.  Errors name the JSON path; strategy rules are checked here.
  */
 CosidCodecRt *
-cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
-				 MemoryContext cxt)
+cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
+				 CosidBindMode mode, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	CosidCodecRt *rt = palloc0(sizeof(CosidCodecRt));
@@ -196,11 +196,9 @@ cosid_codec_bind(Jsonb *list, const CosidGenDef *gen, CosidBindMode mode,
 	const char *prefix = "codec";
 
 	binding_adhoc = gen == NULL;
-	if (list != NULL)
+	if (json != NULL)
 	{
-		char	   *json = JsonbToCString(NULL, &list->root, VARSIZE(list));
-
-		if (!cosid_codec_parse(json, strlen(json), prefix, codec_palloc, cxt,
+		if (!cosid_codec_parse(json, len, prefix, codec_palloc, cxt,
 							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
 			key_error(path, "%s", msg);
 	}

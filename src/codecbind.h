@@ -56,11 +56,13 @@ typedef enum CosidBindMode
 } CosidBindMode;
 
 /*
- * Parse and bind a list (NULL: none, decimal).  Errors are 22023 naming the
- * JSON path: "invalid codec list" for an ad hoc list, "invalid generator
- * definition" for a generator's.
+ * Parse and bind a list given as JSON text of len bytes (NULL: none,
+ * decimal).  Errors are 22023 naming the JSON path: "invalid codec list" for
+ * an ad hoc list (gen NULL), "invalid generator definition" for a
+ * generator's.
  */
-extern CosidCodecRt *cosid_codec_bind(Jsonb *list, const CosidGenDef *gen,
+extern CosidCodecRt *cosid_codec_bind(const char *json, size_t len,
+									  const CosidGenDef *gen,
 									  CosidBindMode mode, MemoryContext cxt);
 
 /*

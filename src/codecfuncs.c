@@ -84,6 +84,7 @@ adhoc_codec(FunctionCallInfo fcinfo, int argno)
 	AdhocCache *c = fcinfo->flinfo->fn_extra;
 	Jsonb	   *list;
 	int			len;
+	char	   *json;
 
 	if (likely(c != NULL && c->list_const && c->len != 0))
 		return c->rt;
@@ -103,7 +104,9 @@ adhoc_codec(FunctionCallInfo fcinfo, int argno)
 	c->len = 0;
 	c->radix_only = false;
 	MemoryContextReset(c->cxt);
-	c->rt = cosid_codec_bind(list, NULL, COSID_BIND_CALLER, c->cxt);
+	json = JsonbToCString(NULL, &list->root, VARSIZE(list));
+	c->rt = cosid_codec_bind(json, strlen(json), NULL, COSID_BIND_CALLER, c->cxt);
+	pfree(json);
 	c->bytes = MemoryContextAlloc(c->cxt, len);
 	memcpy(c->bytes, list, len);
 	c->len = len;

@@ -236,7 +236,7 @@ cosid_define(PG_FUNCTION_ARGS)
 						   get_database_name(MyDatabaseId))));
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
-	rt = cosid_codec_bind(def.codec, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	rt = cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
 	/* custom functions are kept as resolved now, whoever calls later */
 	config = cosid_codec_qualify(config, rt);
 	cosid_gen_check_define(&def);
@@ -370,7 +370,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.layout.seq_reset_threshold = threshold;
 	}
 	new.owner = owner;
-	rt = cosid_codec_bind(new.codec, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
+	rt = cosid_codec_bind(new.codec, new.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
 	merged = cosid_codec_qualify(merged, rt);
 
 	/* a new step: the sequence hands out segments of the new size from now on */

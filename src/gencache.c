@@ -134,7 +134,7 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
-	c->codec = cosid_codec_bind(c->def.codec, &c->def, COSID_BIND_STORED, c->cxt);
+	c->codec = cosid_codec_bind(c->def.codec, c->def.codec_len, &c->def, COSID_BIND_STORED, c->cxt);
 	c->def.codec = NULL;
 	SPI_finish();
 

@@ -15,16 +15,8 @@
 #include "utils/jsonb.h"
 
 #include "core/codec.h"
+#include "core/definition.h"
 #include "core/timegen.h"
-
-typedef enum CosidStrategy
-{
-	COSID_STRATEGY_SNOWFLAKE,
-	COSID_STRATEGY_COSID80,
-	COSID_STRATEGY_SEGMENT
-} CosidStrategy;
-
-#define COSID_TIME_BASED(s) ((s) != COSID_STRATEGY_SEGMENT)
 
 /* A parsed, validated generator definition. */
 typedef struct CosidGenDef
@@ -35,7 +27,8 @@ typedef struct CosidGenDef
 	CosidClockPolicy policy;
 	bool		int32;			/* "int": ids must fit int4 */
 	int			uncertainty_bits;
-	Jsonb	   *codec;			/* the "codec" list, NULL when none */
+	const char *codec;			/* the "codec" list's JSON text, NULL when none */
+	size_t		codec_len;
 	/* segment generators */
 	int64		step;
 	int64		start;

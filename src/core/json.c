@@ -55,6 +55,11 @@ cosid_buf_append(char *buf, size_t size, size_t *pos, const char *s, size_t n)
 		/* Do not leave half a UTF-8 character at the end. */
 		while (n > 0 && ((unsigned char) s[n] & 0xC0) == 0x80)
 			n--;
+		memcpy(buf + *pos, s, n);
+		buf[*pos + n] = '\0';
+		/* Full: later pieces must not follow a cut one. */
+		*pos = size;
+		return;
 	}
 	memcpy(buf + *pos, s, n);
 	*pos += n;
@@ -643,7 +648,7 @@ match_literal(JsonParser *p, const char *lit)
 }
 
 static CosidJsonValue *
-parse_value(JsonParser *p)
+parse_value_here(JsonParser *p)
 {
 	CosidJsonValue *v;
 	size_t		start;
@@ -702,6 +707,17 @@ parse_value(JsonParser *p)
 	}
 	syntax_error(p, start, "expected a value");
 	return NULL;
+}
+
+/* A value, with the offset just past it. */
+static CosidJsonValue *
+parse_value(JsonParser *p)
+{
+	CosidJsonValue *v = parse_value_here(p);
+
+	if (v != NULL)
+		v->end = p->pos;
+	return v;
 }
 
 CosidJsonValue *

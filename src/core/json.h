@@ -43,6 +43,8 @@ struct CosidJsonValue
 {
 	CosidJsonType type;
 	size_t		offset;			/* byte offset of the value in the text */
+	size_t		end;			/* byte offset just past the value: the
+								 * value's text is [offset, end) */
 	/* number */
 	bool		is_integer;		/* no fraction and no exponent */
 	bool		int_fits;		/* is_integer and within int64 */
@@ -74,7 +76,9 @@ extern CosidJsonValue *cosid_json_parse(const char *text, size_t len,
 
 /*
  * Append n bytes of s to buf (size bytes, NUL-terminated) at *pos, cutting
- * on a UTF-8 character boundary when it does not fit.
+ * on a UTF-8 character boundary when it does not fit.  After a cut the
+ * buffer counts as full (*pos = size): later appends add nothing, so buf
+ * always holds a prefix of everything appended.
  */
 extern void cosid_buf_append(char *buf, size_t size, size_t *pos,
 							 const char *s, size_t n);
