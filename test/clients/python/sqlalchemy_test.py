@@ -17,7 +17,7 @@ from alembic.autogenerate import compare_metadata  # noqa: E402
 from alembic.migration import MigrationContext  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from cosid_sqlalchemy import ULID, compare_server_default  # noqa: E402
+from cosid_sqlalchemy import ULID, compare_server_default, normalise_default  # noqa: E402
 from cosid_ulid import Ulid  # noqa: E402
 from models import Base, Invoice  # noqa: E402
 from tap import Tap  # noqa: E402
@@ -87,6 +87,18 @@ def main(t):
          [("modify_default", "id", "cosid_next('invoice'::text)", "cosid_next('invoice_v2')")],
          "the text comparison reports a default that did change, and only that")
     t.eq(issued(), before + 2, "... without issuing an id")
+
+    same = [("cosid_next('invoice'::text)", "cosid_next('invoice')"),
+            ("cosid_next_text('a b'::text)", "COSID_NEXT_TEXT( 'a b' )"),
+            ("(cosid_next('x'::text) + 1)", "cosid_next('x') + 1"),
+            ("'x'::character varying", "'x'")]
+    differ = [("cosid_next('invoice'::text)", "cosid_next('Invoice')"),
+              ("cosid_next_text('a b'::text)", "cosid_next_text('ab')"),
+              ("gen_ulid()", "gen_ulid_monotonic()")]
+    t.ok(all(normalise_default(a) == normalise_default(b) for a, b in same)
+         and all(normalise_default(a) != normalise_default(b) for a, b in differ),
+         "the text comparison ignores casts of literals, case, spaces and outer parentheses; not the literals",
+         [(a, normalise_default(a), b, normalise_default(b)) for a, b in same + differ])
 
     # the ORM: ids and refs from the server defaults, through RETURNING
     with Session(engine) as session:
