@@ -9,9 +9,7 @@ Base = declarative_base()
 
 class Invoice(Base):
     __tablename__ = "invoices"
-    # autoincrement=False: the key is cosid's, not a SERIAL; Alembic compares its default too
-    id = sa.Column(sa.BigInteger, primary_key=True, autoincrement=False,
-                   server_default=sa.text("cosid_next('invoice')"))
+    id = sa.Column(sa.BigInteger, primary_key=True, server_default=sa.text("cosid_next('invoice')"))
     ref = sa.Column(ULID, nullable=False, unique=True, server_default=sa.text("gen_ulid_monotonic()"))
     item = sa.Column(sa.Text, nullable=False)
     __mapper_args__ = {"eager_defaults": True}  # INSERT ... RETURNING id, ref

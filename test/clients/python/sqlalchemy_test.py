@@ -78,8 +78,7 @@ def main(t):
     t.eq(issued(), before + 2, "... and issues ids: cosid_next('invoice'::text) = cosid_next('invoice')")
     other = sa.MetaData()
     sa.Table("invoices", other,
-             sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False,
-                       server_default=sa.text("cosid_next('invoice_v2')")),
+             sa.Column("id", sa.BigInteger, primary_key=True, server_default=sa.text("cosid_next('invoice_v2')")),
              sa.Column("ref", ULID, nullable=False, unique=True, server_default=sa.text("gen_ulid_monotonic()")),
              sa.Column("item", sa.Text, nullable=False))
     diffs = autogenerate(other, compare_server_default)

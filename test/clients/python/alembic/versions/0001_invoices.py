@@ -19,8 +19,7 @@ def upgrade():
     op.execute("""SELECT cosid_define('invoice', '{"strategy": "snowflake"}')""")
     op.create_table(
         "invoices",
-        sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False,
-                  server_default=sa.text("cosid_next('invoice')")),
+        sa.Column("id", sa.BigInteger, primary_key=True, server_default=sa.text("cosid_next('invoice')")),
         sa.Column("ref", ULID, nullable=False, unique=True, server_default=sa.text("gen_ulid_monotonic()")),
         sa.Column("item", sa.Text, nullable=False),
     )
