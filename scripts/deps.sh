@@ -27,7 +27,15 @@ packages=(
 	libcmocka-dev clang libclang-rt-14-dev
 	# TAP (PostgreSQL::Test::Cluster), a faked clock, pgTAP
 	libipc-run-perl faketime postgresql-"$COSID_PG_DEBIAN"-pgtap libtap-parser-sourcehandler-pgtap-perl
+	# the client tests (test/clients): Python and Java drivers, ORM and migrations
+	python3-psycopg python3-psycopg2 python3-sqlalchemy python3-alembic
+	libpostgresql-jdbc-java openjdk-17-jdk-headless
 )
+# Node.js and npm for the client tests: Debian's, unless the machine has its own
+# (NodeSource's nodejs brings npm and conflicts with Debian's npm package)
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	packages+=(nodejs npm)
+fi
 for v in "${versions[@]}"; do
 	if [ "$v" != "$COSID_PG_DEBIAN" ]; then
 		# to build PostgreSQL from source (scripts/pg.sh)
@@ -55,3 +63,5 @@ else
 fi
 
 bash "$REPO/scripts/pg.sh" server "${versions[@]}"
+# the npm packages of the client tests (pg, ulid), once per package-lock.json
+bash "$REPO/test/clients/node/install.sh" "$COSID_CACHE/node-clients"

@@ -2,7 +2,7 @@
 # make test: every suite on every PostgreSQL version, then one line
 # "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
 #
-#   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap package
+#   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap clients package
 #
 # unit and fuzz do not depend on PostgreSQL and run once; the others run on
 # each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
@@ -19,7 +19,7 @@ COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz regress isolation tap pgtap package)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz regress isolation tap pgtap clients package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
 mapfile -t VERSIONS < <(pg_versions)
 [ ${#VERSIONS[@]} -gt 0 ] || exit 2
@@ -32,7 +32,7 @@ WORK=$(pg_workdir test)
 cd "$WORK" || exit 1
 cleanup() {
 	local d
-	for d in "$WORK"/pg*/pgtap/data; do
+	for d in "$WORK"/pg*/pgtap/data "$WORK"/pg*/clients/data; do
 		[ -f "$d/PG_VERSION" ] && (use_pg "$(cat "$d/PG_VERSION")" && cluster_stop "$d")
 	done
 	if [ "${COSID_KEEP:-0}" = 1 ] || [ "$FAILED" -gt 0 ]; then
@@ -176,6 +176,35 @@ suite_pgtap() {
 	count_tap "$VW/pgtap.log" $rc pgtap
 }
 
+# The real clients (test/clients/: psycopg 3, psycopg2, SQLAlchemy and Alembic,
+# pgjdbc, node-postgres), each program printing TAP and making its own
+# database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
+# cosid.machine_bits = 3 for the JS_SAFE_MS layout.  The npm packages are
+# installed once per package-lock.json into $COSID_CACHE/node-clients.
+suite_clients() {
+	local data=$VW/clients/data port=54341 modules=$COSID_CACHE/node-clients rc
+	mkdir -p "$VW/clients"
+	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$VW/clients"
+	if ! bash "$VW/test/clients/node/install.sh" "$modules" >"$VW/clients/npm.log" 2>&1; then
+		cat "$VW/clients/npm.log"
+		record clients 0 1
+		return
+	fi
+	if ! cluster_start "$data" "$port" "include '$VW/test/cosid.conf'" \
+		"listen_addresses = '127.0.0.1'" "cosid.machine_bits = 3"; then
+		tail -n 30 "$data/server.log"
+		record clients 0 1
+		return
+	fi
+	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
+		timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+	rc=$?
+	cat "$VW/clients.log"
+	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"
+	cluster_stop "$data"
+	count_tap "$VW/clients.log" $rc clients
+}
+
 # The Debian package (postgresql-15-cosid): built, installed and checked
 # with installcheck by test/package/run.sh, which puts the from-source
 # install back afterwards.  It replaces 15's cosid files while it runs, so
@@ -205,10 +234,10 @@ last=()
 for s in "${SUITES[@]}"; do
 	case "$s" in
 	unit | fuzz) once+=("$s") ;;
-	regress | isolation | tap | pgtap) per_version+=("$s") ;;
+	regress | isolation | tap | pgtap | clients) per_version+=("$s") ;;
 	package) last+=("$s") ;;
 	*)
-		echo "test: no suite '$s' (suites: unit fuzz regress isolation tap pgtap package)" >&2
+		echo "test: no suite '$s' (suites: unit fuzz regress isolation tap pgtap clients package)" >&2
 		exit 2
 		;;
 	esac

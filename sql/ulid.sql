@@ -141,7 +141,7 @@ SELECT ulid_hash('01HTQW311N1KR5G0Y75M3EF00H') = ulid_hash('01htqw311n1kr5g0y75m
 	   ulid_hash_extended('01HTQW311N1KR5G0Y75M3EF00H', 0) = ulid_hash_extended('01HTQW311N1KR5G0Y75M3EF00H', 1) AS seeds_equal,
 	   (ulid_hash_extended('01HTQW311N1KR5G0Y75M3EF00H', 0) & 4294967295) = (ulid_hash('01HTQW311N1KR5G0Y75M3EF00H')::bigint & 4294967295) AS extended_seed0_matches;
 
--- casts: none implicit; text is assignment, timestamptz explicit
+-- casts: none implicit; text (and since 1.2 varchar) is assignment, timestamptz explicit
 SELECT castsource::regtype, casttarget::regtype, castcontext, castmethod
 FROM pg_cast WHERE castsource = 'ulid'::regtype OR casttarget = 'ulid'::regtype
 ORDER BY 1::text, 2::text;
@@ -150,7 +150,9 @@ INSERT INTO assign VALUES ('01HTQW311N1KR5G0Y75M3EF00H'::ulid, '01HTQW311N1KR5G0
 INSERT INTO assign (u) SELECT t FROM assign;
 SELECT * FROM assign;
 SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid::timestamptz = to_timestamp(1712345678.901) AS cast_time;
+-- (since 1.2 a ulid compares with text, reading the text as a ulid: ulid_uuid.sql)
 SELECT pg_temp.err($q$SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid = '01HTQW311N1KR5G0Y75M3EF00H'::text$q$);
+SELECT pg_temp.err($q$SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid = 1$q$);
 SELECT pg_temp.err($q$SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid < now()$q$);
 
 -- time: ulid_time, ulid_from_time (lowest ULID of the millisecond), ulid_parts

@@ -1,10 +1,11 @@
 /*
- * ulid_type.c - the ulid type: I/O, comparison, hashing, sort support,
- * time conversions and the two generators.
+ * ulid_type.c - the ulid type: I/O, comparison (with itself and with uuid),
+ * hashing, sort support, time conversions and the two generators.
  *
  * A ulid is 16 bytes passed by reference, laid out exactly as uuid is, so
  * ulid <-> uuid casts need no function.  Ordering is memcmp order, which for
- * a big-endian time-first value is creation order.
+ * a big-endian time-first value is creation order, and which is uuid's order
+ * too: ulid and uuid compare with each other byte for byte, and hash alike.
  */
 #include "ulid_type.h"
 #include "random.h"
@@ -18,14 +19,21 @@
 #include "funcapi.h"
 #include "lib/hyperloglog.h"
 #include "libpq/pqformat.h"
+#include "catalog/pg_type_d.h"
 #include "mb/pg_wchar.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/typcache.h"
+#include "utils/uuid.h"
 
 /* gen_ulid_monotonic()'s last ULID, shared (see ulid_type.h) */
 typedef struct UlidShared
@@ -40,6 +48,10 @@ typedef struct pg_ulid
 {
 	uint8		data[ULID_BYTES];
 } pg_ulid;
+
+/* a uuid argument is read as a ulid: the same 16 bytes */
+StaticAssertDecl(sizeof(pg_uuid_t) == sizeof(pg_ulid),
+				 "ulid and uuid must have the same representation");
 
 #define DatumGetUlidP(X)	((pg_ulid *) DatumGetPointer(X))
 #define PG_GETARG_ULID_P(n) DatumGetUlidP(PG_GETARG_DATUM(n))
@@ -56,6 +68,21 @@ PG_FUNCTION_INFO_V1(ulid_le);
 PG_FUNCTION_INFO_V1(ulid_gt);
 PG_FUNCTION_INFO_V1(ulid_ge);
 PG_FUNCTION_INFO_V1(ulid_cmp);
+PG_FUNCTION_INFO_V1(ulid_uuid_eq);
+PG_FUNCTION_INFO_V1(ulid_uuid_ne);
+PG_FUNCTION_INFO_V1(ulid_uuid_lt);
+PG_FUNCTION_INFO_V1(ulid_uuid_le);
+PG_FUNCTION_INFO_V1(ulid_uuid_gt);
+PG_FUNCTION_INFO_V1(ulid_uuid_ge);
+PG_FUNCTION_INFO_V1(ulid_uuid_cmp);
+PG_FUNCTION_INFO_V1(uuid_ulid_eq);
+PG_FUNCTION_INFO_V1(uuid_ulid_ne);
+PG_FUNCTION_INFO_V1(uuid_ulid_lt);
+PG_FUNCTION_INFO_V1(uuid_ulid_le);
+PG_FUNCTION_INFO_V1(uuid_ulid_gt);
+PG_FUNCTION_INFO_V1(uuid_ulid_ge);
+PG_FUNCTION_INFO_V1(uuid_ulid_cmp);
+PG_FUNCTION_INFO_V1(ulid_uuid_support);
 PG_FUNCTION_INFO_V1(ulid_larger);
 PG_FUNCTION_INFO_V1(ulid_smaller);
 PG_FUNCTION_INFO_V1(ulid_sortsupport);
@@ -75,6 +102,14 @@ PG_FUNCTION_INFO_V1(gen_ulid_monotonic);
  */
 #define ulid_input_error cosid_input_error
 
+/* what every input error adds: the two forms ulid_in reads */
+#define ulid_input_hint() \
+	errhint("Write a ULID as 26 Crockford base32 characters, or a UUID as 36: 8-4-4-4-12 hexadecimal digits.")
+
+/*
+ * ULID text, or the canonical text of a uuid (the same 16 bytes as that
+ * uuid); ulid_out always writes ULID text.
+ */
 Datum
 ulid_in(PG_FUNCTION_ARGS)
 {
@@ -83,27 +118,47 @@ ulid_in(PG_FUNCTION_ARGS)
 	size_t		len = strlen(str);
 	size_t		pos = 0;
 
-	switch (ulid_parse(str, len, result->data, &pos))
+	switch (ulid_parse_input(str, len, result->data, &pos))
 	{
 		case ULID_PARSE_OK:
 			break;
 		case ULID_PARSE_LENGTH:
 			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
-							  errdetail("A ULID has %d characters, not %zu.",
-										ULID_TEXT_LEN, len)));
+							  errdetail("A ULID has %d characters and a UUID %d, not %d.",
+										ULID_TEXT_LEN, ULID_UUID_TEXT_LEN,
+										pg_mbstrlen_with_len(str, (int) len)),
+							  ulid_input_hint()));
 			break;
 		case ULID_PARSE_CHARACTER:
 			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
 							  errdetail("Character %d, \"%.*s\", is not a Crockford base32 digit (0-9 and A-Z without I, L, O, U).",
 										pg_mbstrlen_with_len(str, (int) pos) + 1,
-										pg_mblen(str + pos), str + pos)));
+										pg_mblen(str + pos), str + pos),
+							  ulid_input_hint()));
 			break;
 		case ULID_PARSE_OVERFLOW:
 			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
-							  errdetail("The first character must be 0-7; a larger one overflows 128 bits.")));
+							  errdetail("The first character must be 0-7; a larger one overflows 128 bits."),
+							  ulid_input_hint()));
+			break;
+		case ULID_PARSE_UUID_HEX:
+			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
+							  errdetail("Character %d, \"%.*s\", is not a hexadecimal digit.",
+										pg_mbstrlen_with_len(str, (int) pos) + 1,
+										pg_mblen(str + pos), str + pos),
+							  ulid_input_hint()));
+			break;
+		case ULID_PARSE_UUID_HYPHEN:
+			ulid_input_error((errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type %s: \"%s\"", "ulid", str),
+							  errdetail("Character %d, \"%.*s\", is not a hyphen: a UUID has them at characters 9, 14, 19 and 24.",
+										pg_mbstrlen_with_len(str, (int) pos) + 1,
+										pg_mblen(str + pos), str + pos),
+							  ulid_input_hint()));
 			break;
 	}
 	PG_RETURN_ULID_P(result);
@@ -170,6 +225,161 @@ ulid_cmp(PG_FUNCTION_ARGS)
 	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
 
 	PG_RETURN_INT32((c > 0) - (c < 0));
+}
+
+/*
+ * ulid with uuid, either way round: the same bytes in the same order, so the
+ * same comparison.  These are the cross-type members of ulid's btree and
+ * hash operator families.
+ */
+ULID_CMP_FN(ulid_uuid_eq, ==)
+ULID_CMP_FN(ulid_uuid_ne, !=)
+ULID_CMP_FN(ulid_uuid_lt, <)
+ULID_CMP_FN(ulid_uuid_le, <=)
+ULID_CMP_FN(ulid_uuid_gt, >)
+ULID_CMP_FN(ulid_uuid_ge, >=)
+ULID_CMP_FN(uuid_ulid_eq, ==)
+ULID_CMP_FN(uuid_ulid_ne, !=)
+ULID_CMP_FN(uuid_ulid_lt, <)
+ULID_CMP_FN(uuid_ulid_le, <=)
+ULID_CMP_FN(uuid_ulid_gt, >)
+ULID_CMP_FN(uuid_ulid_ge, >=)
+
+Datum
+ulid_uuid_cmp(PG_FUNCTION_ARGS)
+{
+	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
+
+	PG_RETURN_INT32((c > 0) - (c < 0));
+}
+
+Datum
+uuid_ulid_cmp(PG_FUNCTION_ARGS)
+{
+	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
+
+	PG_RETURN_INT32((c > 0) - (c < 0));
+}
+
+/*
+ * Planner support of the ulid/uuid comparisons: an index whose operator
+ * family lacks the cross-type operator (core's uuid_ops on a uuid column,
+ * ulid's BRIN family) still serves "key OP value" as "key OP' value", where
+ * OP' is the same comparison on the key's own type and the value is
+ * relabelled to that type (the same 16 bytes, no conversion).  The two are
+ * equivalent, so the index condition is exact (not lossy).  <> is never an
+ * index condition.
+ */
+typedef enum UlidCmpKind
+{
+	ULID_CMP_NONE,
+	ULID_CMP_EQ,
+	ULID_CMP_LT,
+	ULID_CMP_LE,
+	ULID_CMP_GT,
+	ULID_CMP_GE
+} UlidCmpKind;
+
+static UlidCmpKind
+ulid_cmp_kind(const char *opname)
+{
+	if (strcmp(opname, "=") == 0)
+		return ULID_CMP_EQ;
+	if (strcmp(opname, "<") == 0)
+		return ULID_CMP_LT;
+	if (strcmp(opname, "<=") == 0)
+		return ULID_CMP_LE;
+	if (strcmp(opname, ">") == 0)
+		return ULID_CMP_GT;
+	if (strcmp(opname, ">=") == 0)
+		return ULID_CMP_GE;
+	return ULID_CMP_NONE;
+}
+
+Datum
+ulid_uuid_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestIndexCondition *req;
+	OpExpr	   *clause;
+	Node	   *key;
+	Node	   *value;
+	Oid			keytype;
+	Oid			valuetype;
+	char	   *opname;
+	UlidCmpKind kind;
+	TypeCacheEntry *tce;
+	Oid			opno = InvalidOid;
+
+	if (!IsA(rawreq, SupportRequestIndexCondition))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestIndexCondition *) rawreq;
+	if (!is_opclause(req->node) || req->indexarg < 0 || req->indexarg > 1)
+		PG_RETURN_POINTER(NULL);
+	clause = (OpExpr *) req->node;
+	if (list_length(clause->args) != 2)
+		PG_RETURN_POINTER(NULL);
+
+	key = (Node *) list_nth(clause->args, req->indexarg);
+	value = (Node *) list_nth(clause->args, 1 - req->indexarg);
+	keytype = getBaseType(exprType(key));
+	valuetype = getBaseType(exprType(value));
+	/* one side ulid, the other uuid: what these operators take */
+	if ((keytype == UUIDOID) == (valuetype == UUIDOID))
+		PG_RETURN_POINTER(NULL);
+
+	opname = get_opname(clause->opno);
+	if (opname == NULL)
+		PG_RETURN_POINTER(NULL);
+	kind = ulid_cmp_kind(opname);
+	pfree(opname);
+	if (kind == ULID_CMP_NONE)
+		PG_RETURN_POINTER(NULL);
+
+	/* "value OP key" is "key OP-commuted value" */
+	if (req->indexarg == 1)
+	{
+		if (kind == ULID_CMP_LT)
+			kind = ULID_CMP_GT;
+		else if (kind == ULID_CMP_GT)
+			kind = ULID_CMP_LT;
+		else if (kind == ULID_CMP_LE)
+			kind = ULID_CMP_GE;
+		else if (kind == ULID_CMP_GE)
+			kind = ULID_CMP_LE;
+	}
+
+	/* the key type's own comparison: its default btree class's operators */
+	tce = lookup_type_cache(keytype, TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	switch (kind)
+	{
+		case ULID_CMP_EQ:
+			opno = tce->eq_opr;
+			break;
+		case ULID_CMP_LT:
+			opno = tce->lt_opr;
+			break;
+		case ULID_CMP_GT:
+			opno = tce->gt_opr;
+			break;
+		case ULID_CMP_LE:
+			opno = OidIsValid(tce->gt_opr) ? get_negator(tce->gt_opr) : InvalidOid;
+			break;
+		case ULID_CMP_GE:
+			opno = OidIsValid(tce->lt_opr) ? get_negator(tce->lt_opr) : InvalidOid;
+			break;
+		case ULID_CMP_NONE:
+			break;
+	}
+	if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
+		PG_RETURN_POINTER(NULL);
+
+	req->lossy = false;
+	value = (Node *) makeRelabelType((Expr *) value, keytype, -1, InvalidOid,
+									 COERCE_IMPLICIT_CAST);
+	PG_RETURN_POINTER(list_make1(make_opclause(opno, BOOLOID, false,
+											   (Expr *) key, (Expr *) value,
+											   InvalidOid, InvalidOid)));
 }
 
 Datum
@@ -282,7 +492,13 @@ ulid_sortsupport(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* ---------- hashing ---------- */
+/*
+ * ---------- hashing ----------
+ *
+ * Exactly core's uuid_hash and uuid_hash_extended (hash_any of the 16
+ * bytes): equal ulid and uuid values hash alike, as the cross-type = of
+ * ulid's hash operator family requires.
+ */
 
 Datum
 ulid_hash(PG_FUNCTION_ARGS)

@@ -103,6 +103,88 @@ ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
 	return ULID_PARSE_OK;
 }
 
+static inline int
+hex_value(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static inline int
+uuid_hyphen_at(size_t i)
+{
+	return i == 8 || i == 13 || i == 18 || i == 23;
+}
+
+UlidParseResult
+ulid_parse_uuid(const char *text, size_t len, uint8_t out[ULID_BYTES],
+				size_t *errpos)
+{
+	uint8_t		bytes[ULID_BYTES];
+	size_t		nibble = 0;
+	size_t		check = len < ULID_UUID_TEXT_LEN ? len : ULID_UUID_TEXT_LEN;
+
+	/* As ulid_parse: a wrong character before a wrong length. */
+	for (size_t i = 0; i < check; i++)
+	{
+		unsigned char c = (unsigned char) text[i];
+
+		if (uuid_hyphen_at(i))
+		{
+			if (c != '-')
+			{
+				if (errpos)
+					*errpos = i;
+				return ULID_PARSE_UUID_HYPHEN;
+			}
+		}
+		else
+		{
+			int			d = hex_value(c);
+
+			if (d < 0)
+			{
+				if (errpos)
+					*errpos = i;
+				return ULID_PARSE_UUID_HEX;
+			}
+			if (nibble % 2 == 0)
+				bytes[nibble / 2] = (uint8_t) (d << 4);
+			else
+				bytes[nibble / 2] |= (uint8_t) d;
+			nibble++;
+		}
+	}
+	if (len != ULID_UUID_TEXT_LEN)
+	{
+		if (errpos)
+			*errpos = len;
+		return ULID_PARSE_LENGTH;
+	}
+	memcpy(out, bytes, ULID_BYTES);
+	return ULID_PARSE_OK;
+}
+
+UlidParseResult
+ulid_parse_input(const char *text, size_t len, uint8_t out[ULID_BYTES],
+				 size_t *errpos)
+{
+	if (len == ULID_UUID_TEXT_LEN)
+		return ulid_parse_uuid(text, len, out, errpos);
+	if (len != ULID_TEXT_LEN && memchr(text, '-', len) != NULL)
+	{
+		if (errpos)
+			*errpos = len;
+		return ULID_PARSE_LENGTH;
+	}
+	return ulid_parse(text, len, out, errpos);
+}
+
 void
 ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN])
 {

@@ -18,6 +18,7 @@
 
 #define ULID_BYTES		16
 #define ULID_TEXT_LEN	26
+#define ULID_UUID_TEXT_LEN 36	/* 8-4-4-4-12 hexadecimal digits */
 #define ULID_TIME_CHARS 10
 #define ULID_RAND_BYTES 10
 #define ULID_MAX_TIME	((UINT64_C(1) << 48) - 1)
@@ -25,9 +26,11 @@
 typedef enum UlidParseResult
 {
 	ULID_PARSE_OK = 0,
-	ULID_PARSE_LENGTH,			/* not exactly 26 characters */
+	ULID_PARSE_LENGTH,			/* not 26 characters (nor 36, ulid_parse_input) */
 	ULID_PARSE_CHARACTER,		/* a character outside Crockford base32 */
-	ULID_PARSE_OVERFLOW			/* first character above '7' */
+	ULID_PARSE_OVERFLOW,		/* first character above '7' */
+	ULID_PARSE_UUID_HEX,		/* uuid text: not a hexadecimal digit */
+	ULID_PARSE_UUID_HYPHEN		/* uuid text: not a hyphen where one belongs */
 } UlidParseResult;
 
 /*
@@ -48,6 +51,27 @@ extern char crockford_digit(unsigned int v);
  */
 extern UlidParseResult ulid_parse(const char *text, size_t len,
 								  uint8_t out[ULID_BYTES], size_t *errpos);
+
+/*
+ * Parse the canonical text of a UUID, 36 bytes: 8-4-4-4-12 hexadecimal
+ * digits (either case) separated by hyphens, into the same 16 bytes that
+ * PostgreSQL's uuid holds.  Bytes are checked left to right: the first wrong
+ * one is reported (ULID_PARSE_UUID_HYPHEN at offsets 8, 13, 18 and 23,
+ * ULID_PARSE_UUID_HEX elsewhere), and only then a length other than 36
+ * (ULID_PARSE_LENGTH, *errpos the length).  errpos and out as ulid_parse.
+ */
+extern UlidParseResult ulid_parse_uuid(const char *text, size_t len,
+									   uint8_t out[ULID_BYTES], size_t *errpos);
+
+/*
+ * What the ulid type reads: ULID text, or the canonical text of a UUID.
+ * Text of 36 bytes is read as a UUID (ulid_parse_uuid); text of another
+ * length that holds a hyphen (never a Crockford digit) is ULID_PARSE_LENGTH,
+ * since it is most likely a UUID written otherwise; anything else is read as
+ * a ULID (ulid_parse).  errpos and out as ulid_parse.
+ */
+extern UlidParseResult ulid_parse_input(const char *text, size_t len,
+										uint8_t out[ULID_BYTES], size_t *errpos);
 
 /* Write the 26 characters of u (no terminating NUL). */
 extern void ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN]);

@@ -100,6 +100,85 @@ check_parse(const uint8_t *text, size_t len)
 	CHECK(ulid_parse((const char *) text, len, out, NULL) == r);
 }
 
+static int
+hex_digit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * ulid_parse_input: uuid text at 36 bytes, a length error for other
+ * hyphenated text, ulid_parse's answer for the rest.
+ */
+static void
+check_parse_input(const uint8_t *text, size_t len)
+{
+	uint8_t		out[ULID_BYTES];
+	uint8_t		ref[ULID_BYTES];
+	uint8_t		sentinel[ULID_BYTES];
+	size_t		pos = SENTINEL_POS;
+	size_t		ref_pos = SENTINEL_POS;
+	UlidParseResult r;
+
+	memset(out, SENTINEL_BYTE, sizeof(out));
+	memset(sentinel, SENTINEL_BYTE, sizeof(sentinel));
+	r = ulid_parse_input((const char *) text, len, out, &pos);
+
+	if (len == ULID_UUID_TEXT_LEN)
+	{
+		size_t		first_bad = len;
+
+		for (size_t i = 0; i < len && first_bad == len; i++)
+		{
+			int			hyphen = (i == 8 || i == 13 || i == 18 || i == 23);
+
+			if (hyphen ? text[i] != '-' : !hex_digit(text[i]))
+				first_bad = i;
+		}
+		if (first_bad == len)
+		{
+			static const char hex[] = "0123456789abcdef";
+			size_t		o = 0;
+
+			CHECK(r == ULID_PARSE_OK);
+			CHECK(pos == SENTINEL_POS);
+			/* the bytes print back as the text, in lower case */
+			for (int i = 0; i < ULID_BYTES; i++)
+			{
+				if (i == 4 || i == 6 || i == 8 || i == 10)
+					CHECK(text[o++] == '-');
+				CHECK((text[o] | 0x20) == hex[out[i] >> 4]);
+				o++;
+				CHECK((text[o] | 0x20) == hex[out[i] & 15]);
+				o++;
+			}
+		}
+		else
+		{
+			int			hyphen = (first_bad == 8 || first_bad == 13 ||
+								  first_bad == 18 || first_bad == 23);
+
+			CHECK(r == (hyphen ? ULID_PARSE_UUID_HYPHEN : ULID_PARSE_UUID_HEX));
+			CHECK(pos == first_bad);
+		}
+	}
+	else if (len != ULID_TEXT_LEN && memchr(text, '-', len) != NULL)
+	{
+		CHECK(r == ULID_PARSE_LENGTH);
+		CHECK(pos == len);
+	}
+	else
+	{
+		CHECK(r == ulid_parse((const char *) text, len, ref, &ref_pos));
+		CHECK(pos == ref_pos);
+		if (r == ULID_PARSE_OK)
+			CHECK(memcmp(out, ref, ULID_BYTES) == 0);
+	}
+	if (r != ULID_PARSE_OK)
+		CHECK(memcmp(out, sentinel, ULID_BYTES) == 0);
+	CHECK(ulid_parse_input((const char *) text, len, out, NULL) == r);
+}
+
 /* Any 16 bytes format to valid text that parses back to them. */
 static void
 check_format(const uint8_t u[ULID_BYTES], char text[ULID_TEXT_LEN])
@@ -233,11 +312,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The input as is, with its explicit length. */
 	check_parse(data, size);
+	check_parse_input(data, size);
 
 	/* As ulid_in sees it: a C string ends at the first NUL. */
 	nul = memchr(data, '\0', size);
 	if (nul != NULL)
+	{
 		check_parse(data, (size_t) (nul - data));
+		check_parse_input(data, (size_t) (nul - data));
+	}
 
 	/* The first 16 bytes as a ULID; text order is byte order. */
 	if (size >= ULID_BYTES)

@@ -52,7 +52,7 @@ is($node->safe_psql('postgres',
 	't', 'both generators still work after the crash');
 is($node->safe_psql('postgres',
 	"SELECT extversion FROM pg_extension WHERE extname = 'cosid'"),
-	'1.1', 'extension survives');
+	'1.2', 'extension survives');
 
 $node->stop;
 done_testing();

@@ -415,6 +415,236 @@ test_round_trip_single_bits(void **state)
 	}
 }
 
+/* ---------- uuid text (ulid_parse_uuid, ulid_parse_input) ---------- */
+
+/* vec1 as PostgreSQL's uuid_out writes it. */
+static const char vec1_uuid[] = "018eafc1-8435-0cf0-5803-c72d06e78011";
+
+/* The canonical uuid text of u, lower case, NUL-terminated. */
+static char *
+uuid_str(const uint8_t u[ULID_BYTES], char buf[ULID_UUID_TEXT_LEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t		o = 0;
+
+	for (int i = 0; i < ULID_BYTES; i++)
+	{
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			buf[o++] = '-';
+		buf[o++] = hex[u[i] >> 4];
+		buf[o++] = hex[u[i] & 15];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * parse is ulid_parse_uuid or ulid_parse_input: reject text with want and
+ * errpos, leaving out untouched, with and without errpos.
+ */
+typedef UlidParseResult (*ParseFn) (const char *, size_t, uint8_t *, size_t *);
+
+static void
+expect_reject_with(ParseFn parse, const char *text, size_t len,
+				   UlidParseResult want, size_t want_pos)
+{
+	uint8_t		out[ULID_BYTES];
+	uint8_t		untouched[ULID_BYTES];
+	size_t		pos = SENTINEL_POS;
+
+	memset(out, SENTINEL_BYTE, sizeof(out));
+	memset(untouched, SENTINEL_BYTE, sizeof(untouched));
+	assert_int_equal(parse(text, len, out, &pos), want);
+	assert_int_equal(pos, want_pos);
+	assert_memory_equal(out, untouched, ULID_BYTES);
+	assert_int_equal(parse(text, len, out, NULL), want);
+	assert_memory_equal(out, untouched, ULID_BYTES);
+}
+
+static void
+expect_parse_with(ParseFn parse, const char *text, const uint8_t want[ULID_BYTES])
+{
+	uint8_t		out[ULID_BYTES];
+	size_t		pos = SENTINEL_POS;
+
+	memset(out, SENTINEL_BYTE, sizeof(out));
+	assert_int_equal(parse(text, strlen(text), out, &pos), ULID_PARSE_OK);
+	assert_int_equal(pos, SENTINEL_POS);
+	assert_memory_equal(out, want, ULID_BYTES);
+}
+
+static void
+test_uuid_vectors(void **state)
+{
+	uint8_t		zero[ULID_BYTES];
+	uint8_t		ones[ULID_BYTES];
+	char		buf[ULID_UUID_TEXT_LEN + 1];
+
+	(void) state;
+	memset(zero, 0, sizeof(zero));
+	memset(ones, 0xFF, sizeof(ones));
+	assert_string_equal(uuid_str(vec1_bytes, buf), vec1_uuid);
+
+	expect_parse_with(ulid_parse_uuid, vec1_uuid, vec1_bytes);
+	expect_parse_with(ulid_parse_input, vec1_uuid, vec1_bytes);
+	/* either case, mixed */
+	expect_parse_with(ulid_parse_input, "018EAFC1-8435-0CF0-5803-C72D06E78011", vec1_bytes);
+	expect_parse_with(ulid_parse_input, "018eAfC1-8435-0Cf0-5803-c72D06e78011", vec1_bytes);
+	expect_parse_with(ulid_parse_input, "00000000-0000-0000-0000-000000000000", zero);
+	/* all 128 bits: the ULID 7ZZZZZZZZZZZZZZZZZZZZZZZZZ */
+	expect_parse_with(ulid_parse_input, "ffffffff-ffff-ffff-ffff-ffffffffffff", ones);
+	expect_parse_with(ulid_parse_input, "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", ones);
+
+	/* ULID text reads as before */
+	expect_parse_with(ulid_parse_input, vec1_text, vec1_bytes);
+	expect_parse_with(ulid_parse_input, "01htqw311n1kr5g0y75m3ef00h", vec1_bytes);
+	expect_parse_with(ulid_parse_input, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ones);
+}
+
+static void
+test_uuid_reject(void **state)
+{
+	char		text[ULID_UUID_TEXT_LEN + 1];
+
+	(void) state;
+	/* a hyphen moved: the first wrong byte is where the hyphen belongs */
+	expect_reject_with(ulid_parse_input, "018eafc18-435-0cf0-5803-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HYPHEN, 8);
+	expect_reject_with(ulid_parse_input, "018eafc1-84350-cf0-5803-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HYPHEN, 13);
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-58035-c72d06e7801", 36,
+					   ULID_PARSE_UUID_HYPHEN, 23);
+	/* ... or the hyphen arrives early: a hyphen is not a hex digit */
+	expect_reject_with(ulid_parse_input, "018eafc-18435-0cf0-5803-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HEX, 7);
+	/* not hexadecimal: g, G, a Crockford letter, a space, a non-ASCII byte, NUL */
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801g", 36,
+					   ULID_PARSE_UUID_HEX, 35);
+	expect_reject_with(ulid_parse_input, "G18eafc1-8435-0cf0-5803-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HEX, 0);
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-58Z3-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HEX, 21);
+	expect_reject_with(ulid_parse_input, " 18eafc1-8435-0cf0-5803-c72d06e78011", 36,
+					   ULID_PARSE_UUID_HEX, 0);
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780\xC3\xA9", 36,
+					   ULID_PARSE_UUID_HEX, 34);
+	memcpy(text, vec1_uuid, sizeof(text));
+	text[20] = '\0';
+	expect_reject_with(ulid_parse_input, text, 36, ULID_PARSE_UUID_HEX, 20);
+	/* 36 Crockford digits are not a uuid: the ninth is no hyphen */
+	expect_reject_with(ulid_parse_input, "0123456789ABCDEFGHJKMNPQRSTVWXYZ0123", 36,
+					   ULID_PARSE_UUID_HYPHEN, 8);
+	expect_reject_with(ulid_parse_input, "01HTQW311N1KR5G0Y75M3EF00H0000000000", 36,
+					   ULID_PARSE_UUID_HEX, 2);
+
+	/* other lengths with a hyphen: a uuid written otherwise, a length error */
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
+					   ULID_PARSE_LENGTH, 35);
+	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
+					   ULID_PARSE_LENGTH, 37);
+	expect_reject_with(ulid_parse_input, "{018eafc1-8435-0cf0-5803-c72d06e78011}", 38,
+					   ULID_PARSE_LENGTH, 38);
+	expect_reject_with(ulid_parse_input, " 018eafc1-8435-0cf0-5803-c72d06e78011", 37,
+					   ULID_PARSE_LENGTH, 37);
+	expect_reject_with(ulid_parse_input, "-", 1, ULID_PARSE_LENGTH, 1);
+	/* 32 hex digits without hyphens: Crockford digits of the wrong length */
+	expect_reject_with(ulid_parse_input, "018eafc184350cf05803c72d06e78011", 32,
+					   ULID_PARSE_LENGTH, 32);
+	/* 26 characters stay ULID text: a hyphen there is a bad character */
+	expect_reject_with(ulid_parse_input, "01HTQW311N-KR5G0Y75M3EF00H", 26,
+					   ULID_PARSE_CHARACTER, 10);
+	/* and ULID errors of other lengths are as ulid_parse's */
+	expect_reject_with(ulid_parse_input, "", 0, ULID_PARSE_LENGTH, 0);
+	expect_reject_with(ulid_parse_input, "0000000000000000000000000", 25,
+					   ULID_PARSE_LENGTH, 25);
+	expect_reject_with(ulid_parse_input, "00000000000000000000000000U", 27,
+					   ULID_PARSE_CHARACTER, 26);
+	expect_reject_with(ulid_parse_input, "80000000000000000000000000", 26,
+					   ULID_PARSE_OVERFLOW, 0);
+
+	/* ulid_parse_uuid itself: characters before the length */
+	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
+					   ULID_PARSE_LENGTH, 35);
+	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
+					   ULID_PARSE_LENGTH, 37);
+	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780x", 35,
+					   ULID_PARSE_UUID_HEX, 34);
+	expect_reject_with(ulid_parse_uuid, "", 0, ULID_PARSE_LENGTH, 0);
+	expect_reject_with(ulid_parse_uuid, vec1_text, 26, ULID_PARSE_UUID_HEX, 2);
+}
+
+/* Every byte value at every position of a uuid: accepted exactly where it belongs. */
+static void
+test_uuid_all_bytes(void **state)
+{
+	static const char hex[] = "0123456789abcdefABCDEF";
+	int			accepted = 0;
+
+	(void) state;
+	for (size_t at = 0; at < ULID_UUID_TEXT_LEN; at++)
+	{
+		int			hyphen = (at == 8 || at == 13 || at == 18 || at == 23);
+
+		for (int c = 0; c < 256; c++)
+		{
+			char		text[ULID_UUID_TEXT_LEN + 1];
+			uint8_t		out[ULID_BYTES];
+			size_t		pos = SENTINEL_POS;
+			int			ok;
+			UlidParseResult r;
+
+			memcpy(text, vec1_uuid, sizeof(text));
+			text[at] = (char) c;
+			ok = hyphen ? (c == '-') : (c != 0 && strchr(hex, c) != NULL);
+			r = ulid_parse_input(text, ULID_UUID_TEXT_LEN, out, &pos);
+			if (ok)
+			{
+				assert_int_equal(r, ULID_PARSE_OK);
+				accepted++;
+			}
+			else
+			{
+				assert_int_equal(r, hyphen ? ULID_PARSE_UUID_HYPHEN : ULID_PARSE_UUID_HEX);
+				assert_int_equal(pos, at);
+			}
+		}
+	}
+	/* 32 hex places of 22 digits each, 4 hyphens */
+	assert_int_equal(accepted, 32 * 22 + 4);
+}
+
+/* Random bytes: uuid text and ULID text of the same bytes read the same. */
+static void
+test_uuid_round_trip(void **state)
+{
+	Xorshift	x = {UINT64_C(0xD1B54A32D192ED03)};
+
+	(void) state;
+	for (int n = 0; n < 5000; n++)
+	{
+		uint8_t		u[ULID_BYTES];
+		uint8_t		from_uuid[ULID_BYTES];
+		uint8_t		from_ulid[ULID_BYTES];
+		char		utext[ULID_UUID_TEXT_LEN + 1];
+		char		ltext[ULID_TEXT_LEN + 1];
+
+		xs_bytes(&x, u, ULID_BYTES);
+		uuid_str(u, utext);
+		if (n % 2)
+		{
+			for (int i = 0; utext[i]; i++)
+				utext[i] = (char) ascii_upper((unsigned char) utext[i]);
+		}
+		format_str(u, ltext);
+		assert_int_equal(ulid_parse_input(utext, ULID_UUID_TEXT_LEN, from_uuid, NULL),
+						 ULID_PARSE_OK);
+		assert_int_equal(ulid_parse_input(ltext, ULID_TEXT_LEN, from_ulid, NULL),
+						 ULID_PARSE_OK);
+		assert_memory_equal(from_uuid, u, ULID_BYTES);
+		assert_memory_equal(from_ulid, u, ULID_BYTES);
+	}
+}
+
 /* ---------- layout ---------- */
 
 static void
@@ -671,6 +901,10 @@ main(void)
 		cmocka_unit_test(test_crockford_all_bytes),
 		cmocka_unit_test(test_round_trip_random),
 		cmocka_unit_test(test_round_trip_single_bits),
+		cmocka_unit_test(test_uuid_vectors),
+		cmocka_unit_test(test_uuid_reject),
+		cmocka_unit_test(test_uuid_all_bytes),
+		cmocka_unit_test(test_uuid_round_trip),
 		cmocka_unit_test(test_time_ms),
 		cmocka_unit_test(test_mono_sequence_steps),
 		cmocka_unit_test(test_mono_carry),
