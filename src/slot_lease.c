@@ -279,13 +279,26 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	return COSID_RECORD_RETRY;
 }
 
-/* Give the slot back; the store keeps the greater of its end and ours. */
+/*
+ * Give the slot back; the store keeps the greater of its end and ours.  The
+ * shutdown request may have cut the last renewal short and dropped the
+ * connection: connect again, with the store's own deadline.
+ */
 static void
 lease_release(int slot, int64 next_start_ms, int64 end_ms)
 {
-	if (conn != NULL)
+	char		err[512];
+
+	/* shutdown was asked for: give the store its own short deadline */
+	cosid_store_drain();
+	if (conn == NULL)
+		conn = cosid_store_connect(cosid_lease_store, err, sizeof(err));
+	if (conn == NULL)
+		ereport(LOG,
+				(errmsg("cosid slot worker could not release slot %d (it expires by itself): %s",
+						slot, err)));
+	else
 	{
-		char		err[512];
 		char		slot_s[16];
 		char		end_s[32];
 		bool		lost;
@@ -294,8 +307,6 @@ lease_release(int slot, int64 next_start_ms, int64 end_ms)
 
 		snprintf(slot_s, sizeof(slot_s), "%d", slot);
 		snprintf(end_s, sizeof(end_s), INT64_FORMAT, next_start_ms);
-		/* shutdown was asked for: give the store its own short deadline */
-		cosid_store_drain();
 		res = cosid_store_exec(conn, "SELECT cosid.lease_release($1, $2, $3, $4, $5)",
 							   5, params, err, sizeof(err), &lost);
 		if (res != NULL)
