@@ -41,6 +41,8 @@ def main(t):
     conn = psycopg.connect(dbname=DB, autocommit=True)
     conn.execute(SCHEMA)
 
+    t.eq(conn.execute("SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid, ARRAY['01HTQW311N1KR5G0Y75M3EF00H'::ulid]").fetchone(),
+         ("01HTQW311N1KR5G0Y75M3EF00H", "{01HTQW311N1KR5G0Y75M3EF00H}"), "unregistered, ulid and ulid[] read as str")
     info = register_psycopg(conn)
     t.eq(info.oid, conn.execute("SELECT 'ulid'::regtype::oid").fetchone()[0], "register_psycopg: the ulid type's oid")
 
