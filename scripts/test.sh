@@ -179,7 +179,8 @@ suite_pgtap() {
 # The real clients (test/clients/: psycopg 3, psycopg2, SQLAlchemy and Alembic,
 # pgjdbc, node-postgres), each program printing TAP and making its own
 # database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
-# cosid.machine_bits = 3 for the JS_SAFE_MS layout.  The npm packages are
+# cosid.machine_bits = 3 for the JS_SAFE_MS layout; python/readme_test.py
+# checks that the README's Cookbook shows their code.  The npm packages are
 # installed once per package-lock.json into $COSID_CACHE/node-clients.
 suite_clients() {
 	local data=$VW/clients/data port=54341 modules=$COSID_CACHE/node-clients rc
@@ -197,7 +198,7 @@ suite_clients() {
 		return
 	fi
 	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
-		timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+		COSID_README="$REPO/README.md" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
 	rc=$?
 	cat "$VW/clients.log"
 	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"

@@ -290,17 +290,17 @@ SELECT pg_temp.err('SELECT count(*) FROM jl JOIN ju USING (id)');
 -- text one does, in comparisons (an index serves them) and in INSERT and
 -- UPDATE
 -- ---------------------------------------------------------------------------
-CREATE TABLE orders (id ulid PRIMARY KEY, note text);
-INSERT INTO orders SELECT u, 'n' || n FROM vals;
-ANALYZE orders;
+CREATE TABLE uu_orders (id ulid PRIMARY KEY, note text);
+INSERT INTO uu_orders SELECT u, 'n' || n FROM vals;
+ANALYZE uu_orders;
 SET plan_cache_mode = force_generic_plan;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-PREPARE by_varchar(varchar) AS SELECT note FROM orders WHERE id = $1;
-PREPARE by_text(text) AS SELECT note FROM orders WHERE $1 = id;
-PREPARE after_varchar(varchar) AS SELECT count(*) FROM orders WHERE id > $1;
-PREPARE ins_varchar(varchar, text) AS INSERT INTO orders VALUES ($1, $2);
-PREPARE upd_varchar(varchar, varchar) AS UPDATE orders SET id = $2 WHERE id = $1;
+PREPARE by_varchar(varchar) AS SELECT note FROM uu_orders WHERE id = $1;
+PREPARE by_text(text) AS SELECT note FROM uu_orders WHERE $1 = id;
+PREPARE after_varchar(varchar) AS SELECT count(*) FROM uu_orders WHERE id > $1;
+PREPARE ins_varchar(varchar, text) AS INSERT INTO uu_orders VALUES ($1, $2);
+PREPARE upd_varchar(varchar, varchar) AS UPDATE uu_orders SET id = $2 WHERE id = $1;
 EXPLAIN (COSTS OFF) EXECUTE by_varchar('01HTQW311N1KR5G0Y75M3EF00H');
 EXPLAIN (COSTS OFF) EXECUTE by_text('01HTQW311N1KR5G0Y75M3EF00H');
 EXPLAIN (COSTS OFF) EXECUTE after_varchar('7ZZZZZZZZZZZZZZZZZZZZZZZZY');
@@ -311,7 +311,7 @@ EXECUTE after_varchar('00000FFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF');
 EXECUTE ins_varchar('01HTQW311N1KR5G0Y75M3EF00H', 'from varchar, ULID text');
 EXECUTE ins_varchar('018eafc1-8435-0cf0-5803-c72d06e78012', 'from varchar, uuid text');
 EXECUTE upd_varchar('01HTQW311N1KR5G0Y75M3EF00H', '01HTQW311N1KR5G0Y75M3EF00G');
-SELECT id AS ulid, id::uuid AS same_bytes, note FROM orders WHERE note LIKE 'from varchar%' ORDER BY 1;
+SELECT id AS ulid, id::uuid AS same_bytes, note FROM uu_orders WHERE note LIKE 'from varchar%' ORDER BY 1;
 SELECT pg_temp.err($q$EXECUTE by_varchar('01HTQW311N1KR5G0Y75M3EF00U')$q$);
 SELECT pg_temp.err($q$EXECUTE ins_varchar('not a ulid', 'x')$q$);
 DEALLOCATE ALL;
@@ -337,7 +337,7 @@ SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid = '01HTQW311N1KR5G0Y75M3EF00H'::char(2
 -- nothing became ambiguous: an untyped literal compares as a ulid (with
 -- the ulid operators), strings still compare as strings, a uuid column
 -- still reads only uuid text
-EXPLAIN (COSTS OFF, VERBOSE) SELECT 1 FROM orders WHERE id = '018eafc1-8435-0cf0-5803-c72d06e78011';
+EXPLAIN (COSTS OFF, VERBOSE) SELECT 1 FROM uu_orders WHERE id = '018eafc1-8435-0cf0-5803-c72d06e78011';
 SELECT 'a' = 'b' AS unknowns, 'a'::text = 'a' AS texts, 'a'::varchar < 'b'::varchar AS varchars;
 SELECT pg_temp.err($q$SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid < now()$q$);
 SELECT pg_temp.err($q$SELECT '018eafc1-8435-0cf0-5803-c72d06e78011'::uuid = '01HTQW311N1KR5G0Y75M3EF00H'$q$);

@@ -1,10 +1,14 @@
-# Release 1.1 over 1.0: ALTER EXTENSION cosid UPDATE of a database made with
-# 1.0 gives exactly the objects a fresh CREATE EXTENSION cosid gives (members,
-# definitions, privileges, comments, configuration tables), and every
-# generator keeps its definition, its state and its text: time-based ids
-# continue above those issued under 1.0, segment numbers continue without
-# overlap, codecs give the same text.  pg_dump of the upgraded database
-# restored into a new database gives the same objects again.
+# Every release over the ones before it: ALTER EXTENSION cosid UPDATE of a
+# database made with an earlier release gives exactly the objects a fresh
+# CREATE EXTENSION cosid gives (members, definitions, privileges, comments,
+# configuration tables), whichever way it goes: 1.0 -> 1.1 -> 1.2 one release
+# at a time (and at 1.1 the objects of a fresh 1.1), 1.0 -> 1.2 in one
+# command, 1.1 -> 1.2.  Every generator keeps its definition, its state and
+# its text: time-based ids continue above those issued before, segment
+# numbers continue without overlap, codecs give the same text.  ulid columns
+# and their indexes made under 1.1 serve uuid values after the update to 1.2.
+# pg_dump of the upgraded database restored into a new database gives the
+# same objects again.
 #
 # The comparison is a sorted text dump of the extension's objects per
 # database (extension_objects below); equal dumps are an empty diff.  It is
@@ -404,14 +408,25 @@ $node->safe_psql('upgraded', q{
 is($node->safe_psql('upgraded', q{SELECT config #>> '{codec,0,custom,encode}' FROM cosid.generator WHERE name = 'hex'}),
 	'hexid(bigint)', 'upgraded: the custom codec is stored unqualified, as 1.0 stored it');
 
-# ---- ALTER EXTENSION cosid UPDATE
-$node->safe_psql('upgraded', 'ALTER EXTENSION cosid UPDATE');
+# ---- ALTER EXTENSION cosid UPDATE, one release at a time: to 1.1 ...
+$node->safe_psql('upgraded', q{ALTER EXTENSION cosid UPDATE TO '1.1'});
+is($node->safe_psql('upgraded', $extversion_q), '1.1', 'upgraded: ALTER EXTENSION cosid UPDATE TO 1.1');
 is( $node->safe_psql('upgraded',
 		q{SELECT config #>> '{codec,0,custom,encode}', config #>> '{codec,0,custom,decode}' FROM cosid.generator WHERE name = 'hex'}),
 	'public.hexid(bigint)|public.unhexid(text)',
-	'upgraded: the update stored the custom codec functions schema-qualified');
+	'upgraded: the update to 1.1 stored the custom codec functions schema-qualified');
+
+# ... which gives the objects of a fresh 1.1 (database "fresh11")
+$node->safe_psql('postgres', 'CREATE DATABASE fresh11');
+$node->safe_psql('fresh11', q{CREATE EXTENSION cosid VERSION '1.1'});
+is($node->safe_psql('fresh11', $extversion_q), '1.1', 'fresh11: cosid 1.1 installed');
+is(dump_diff(extension_objects('fresh11'), 'fresh11', extension_objects('upgraded'), 'upgraded to 1.1'), '',
+	'upgraded to 1.1 and a fresh 1.1 have the same extension objects (the diff is empty)');
+
+# ... then on to the default version
+$node->safe_psql('upgraded', 'ALTER EXTENSION cosid UPDATE');
 is($node->safe_psql('upgraded', $extversion_q), $default_version,
-	"upgraded: ALTER EXTENSION cosid UPDATE goes to $default_version");
+	"upgraded: ALTER EXTENSION cosid UPDATE goes on to $default_version");
 
 # ---- database "fresh": CREATE EXTENSION cosid
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
@@ -425,7 +440,11 @@ for my $member (
 	'function public.cosid_next(text)', 'function cosid.lease_acquire(text,text,integer,interval)',
 	'table cosid.generator', 'table cosid.lease', 'view cosid.generators', 'type public.ulid',
 	'operator class public.ulid_ops for access method btree', 'cast from public.ulid to uuid',
-	'schema cosid')
+	'schema cosid',
+	# 1.2
+	'operator public.=(public.ulid,uuid)', 'operator public.<(uuid,public.ulid)',
+	'operator public.=(public.ulid,text)', 'function public.ulid_uuid_support(internal)',
+	'cast from character varying to public.ulid')
 {
 	like($fresh_objects, qr/^member \| \Q$member\E$/m, "the dump lists the member $member");
 }
@@ -434,9 +453,20 @@ like($fresh_objects, qr/^function public\.cosid_next\(text\) \| def CREATE OR RE
 like($fresh_objects, qr/^table cosid\.generator \| constraint generator_pkey PRIMARY KEY \(name\)$/m,
 	'the dump holds table constraints');
 
+like($fresh_objects, qr/^operator family public\.ulid_ops for access method btree \| amop 3 \(public\.ulid, uuid\) public\.=\(public\.ulid,uuid\) purpose=s /m,
+	'the dump holds operator family members');
+
 my $upgraded_objects = extension_objects('upgraded');
 is(dump_diff($fresh_objects, 'fresh', $upgraded_objects, 'upgraded'), '',
-	'upgraded and fresh have the same extension objects (the diff is empty)');
+	'upgraded (1.0 -> 1.1 -> latest) and fresh have the same extension objects (the diff is empty)');
+
+# 1.0 -> latest in one command (database "chain10")
+$node->safe_psql('postgres', 'CREATE DATABASE chain10');
+$node->safe_psql('chain10', q{CREATE EXTENSION cosid VERSION '1.0'});
+$node->safe_psql('chain10', 'ALTER EXTENSION cosid UPDATE');
+is($node->safe_psql('chain10', $extversion_q), $default_version, "chain10: 1.0 updated to $default_version at once");
+is(dump_diff($fresh_objects, 'fresh', extension_objects('chain10'), 'chain10'), '',
+	'chain10 (1.0 -> latest in one ALTER EXTENSION) and fresh have the same extension objects');
 
 # The comparison sees a stray change: a database like fresh with a comment,
 # an ACL and a volatility changed differs from fresh in exactly those lines.
@@ -458,6 +488,61 @@ is( join("\n", map { s/ \| .*//r } @changed),
 	'the comparison catches a stray comment, ACL and volatility, and nothing else')
   or diag($tampered_diff);
 
+# ---- database "from11": made with 1.1 (generators, a ulid and a uuid column
+# with indexes and rows), updated to the latest release
+$node->safe_psql('postgres', 'CREATE DATABASE from11');
+$node->safe_psql('from11', q{
+	CREATE EXTENSION cosid VERSION '1.1';
+	SELECT cosid_define('snow11', '{"strategy":"snowflake"}');
+	SELECT cosid_define('seg11', '{"strategy":"segment","step":10}');
+	CREATE TABLE events (id ulid PRIMARY KEY DEFAULT gen_ulid_monotonic(),
+						 n bigint DEFAULT cosid_next('snow11'), s bigint DEFAULT cosid_next('seg11'));
+	INSERT INTO events (id) SELECT gen_ulid_monotonic() FROM generate_series(1, 2000);
+	CREATE TABLE legacy_uuid (id uuid PRIMARY KEY, k int);
+	INSERT INTO legacy_uuid SELECT id::uuid, row_number() OVER (ORDER BY id) FROM events;
+	ANALYZE events, legacy_uuid;
+});
+is($node->safe_psql('from11', $extversion_q), '1.1', 'from11: cosid 1.1 installed');
+my ($state11) = psql_error($node, 'from11',
+	q{SELECT count(*) FROM events e JOIN legacy_uuid l ON e.id = l.id});
+is($state11, '42883', 'from11: under 1.1 a ulid does not compare with a uuid (42883)');
+my ($max_n11, $max_s11, $max_id11) = split /\|/, $node->safe_psql('from11', 'SELECT max(n), max(s), max(id) FROM events');
+$node->safe_psql('from11', 'ALTER EXTENSION cosid UPDATE');
+is($node->safe_psql('from11', $extversion_q), $default_version, "from11: updated to $default_version");
+is(dump_diff($fresh_objects, 'fresh', extension_objects('from11'), 'from11'), '',
+	'from11 (1.1 -> latest) and fresh have the same extension objects (the diff is empty)');
+
+# the index built under 1.1 serves a uuid value, on either side, and a
+# ulid value is served by the index of the uuid column
+my $pick = $node->safe_psql('from11', q{SELECT id::uuid FROM events ORDER BY id OFFSET 1234 LIMIT 1});
+my $plans = $node->safe_psql('from11', qq{
+	SET plan_cache_mode = force_generic_plan;
+	SET enable_seqscan = off;
+	SET enable_bitmapscan = off;
+	PREPARE by_uuid(uuid) AS SELECT count(*) FROM events WHERE id = \$1;
+	PREPARE by_uuid_commuted(uuid) AS SELECT count(*) FROM events WHERE \$1 = id;
+	PREPARE by_ulid(ulid) AS SELECT k FROM legacy_uuid WHERE id = \$1;
+	EXPLAIN (COSTS OFF) EXECUTE by_uuid('$pick');
+	EXPLAIN (COSTS OFF) EXECUTE by_uuid_commuted('$pick');
+	EXPLAIN (COSTS OFF) EXECUTE by_ulid('$pick');
+	EXECUTE by_uuid('$pick');
+	EXECUTE by_uuid_commuted('$pick');
+	EXECUTE by_ulid('$pick');
+});
+my @uses = ($plans =~ /(Index Only Scan using events_pkey on events|Index Scan using events_pkey on events|Index Scan using legacy_uuid_pkey on legacy_uuid)\n\s+Index Cond: \(id = /g);
+is(scalar(@uses), 3, 'from11: the ulid index made under 1.1 serves = uuid on either side, the uuid index serves = ulid')
+  or diag($plans);
+like($plans, qr/\n1\n1\n1235$/, 'from11: ... and they find the row');
+is($node->safe_psql('from11', q{SELECT count(*) FROM events e JOIN legacy_uuid l ON e.id = l.id}),
+	'2000', 'from11: after the update a ulid column joins a uuid column');
+is( $node->safe_psql('from11', qq{
+		INSERT INTO events (id) SELECT gen_ulid_monotonic() FROM generate_series(1, 100);
+		SELECT count(*) FILTER (WHERE id > '$max_id11'),
+			   min(n) FILTER (WHERE id > '$max_id11') > $max_n11 AND min(s) FILTER (WHERE id > '$max_id11') > $max_s11,
+			   count(*) = count(DISTINCT n) AND count(*) = count(DISTINCT s)
+		FROM events}),
+	'100|t|t', 'from11: the generators continue above every id issued under 1.1, none twice');
+
 # ---- after the update: the generators and their ids continue
 is($node->safe_psql('upgraded', $generators_q), $generators10,
 	'upgraded: cosid.generators lists the same rows as under 1.0');
@@ -473,32 +558,31 @@ for my $g (@gens)
 	ok(big_max($next, $max10->{$g}) eq $next && $next ne $max10->{$g},
 		"upgraded: $g continues above the ids issued under 1.0 ($next > $max10->{$g})");
 }
-my $handed11 = issue('upgraded', '1.1');
-my $max11 = highest('upgraded', $handed11);
+my $handed_updated = issue('upgraded', 'updated');
 for my $t ([ 'inv', 'id', 'inv' ], [ 'legacy', 'id', 'legacy_g' ], [ 'daily', 'id', 'daily' ],
 	[ 'snow_t', 'id', 'snow' ], [ 'order_t', 'id', 'order' ])
 {
 	my ($table, $col, $g) = @$t;
 	is( $node->safe_psql('upgraded', qq{
-			SELECT count(*) FILTER (WHERE phase = '1.1'), count(*) = count(DISTINCT $col),
-				   min($col) FILTER (WHERE phase = '1.1') > $max10->{$g}
+			SELECT count(*) FILTER (WHERE phase = 'updated'), count(*) = count(DISTINCT $col),
+				   min($col) FILTER (WHERE phase = 'updated') > $max10->{$g}
 			FROM $table}),
 		'50|t|t', "upgraded: $table: 50 rows after the update, all above every id of 1.0, none twice");
 }
 is( $node->safe_psql('upgraded', qq{
-		SELECT count(*) FILTER (WHERE phase = '1.1'), count(*) = count(DISTINCT t),
-			   min(t::numeric) FILTER (WHERE phase = '1.1') > $max10->{token}
+		SELECT count(*) FILTER (WHERE phase = 'updated'), count(*) = count(DISTINCT t),
+			   min(t::numeric) FILTER (WHERE phase = 'updated') > $max10->{token}
 		FROM token_t}),
 	'50|t|t', 'upgraded: token_t (cosid80): 50 rows after the update, all above 1.0\'s');
 is( $node->safe_psql('upgraded', qq{
-		SELECT count(*) FILTER (WHERE phase = '1.1'), count(*) = count(DISTINCT cosid_decode('hex', code)),
-			   min(cosid_decode('hex', code)) FILTER (WHERE phase = '1.1') > $max10->{hex}
+		SELECT count(*) FILTER (WHERE phase = 'updated'), count(*) = count(DISTINCT cosid_decode('hex', code)),
+			   min(cosid_decode('hex', code)) FILTER (WHERE phase = 'updated') > $max10->{hex}
 		FROM hex_t}),
 	'50|t|t', 'upgraded: hex_t (custom codec): 50 rows after the update, all above 1.0\'s');
 is($next{legacy_g}, $max10->{legacy_g} + 1, 'upgraded: the adopted sequence continues with no gap after the update');
-is($node->safe_psql('upgraded', q{SELECT min(id) FROM legacy WHERE phase = '1.1'}), $next{legacy_g} + 1,
+is($node->safe_psql('upgraded', q{SELECT min(id) FROM legacy WHERE phase = 'updated'}), $next{legacy_g} + 1,
 	'upgraded: ... and so does the adopted table\'s DEFAULT');
-is($node->safe_psql('upgraded', q{SELECT substr(min(id)::text, 1, 8) FROM daily WHERE phase = '1.1'}),
+is($node->safe_psql('upgraded', q{SELECT substr(min(id)::text, 1, 8) FROM daily WHERE phase = 'updated'}),
 	'20310506', 'upgraded: the periodic segment stays in its period');
 
 # The lease taken under 1.0 is still held: its holder takes it again (its
@@ -516,7 +600,7 @@ is( $node->safe_psql('upgraded', q{
 	'1|0', 'upgraded: another instance gets slot 1');
 
 # ---- pg_dump of the upgraded database, restored into a new database
-my $max_before_dump = highest('upgraded', $handed11);
+my $max_before_dump = highest('upgraded', $handed_updated);
 my $generators_before_dump = $node->safe_psql('upgraded', $generators_q);
 my $dumpfile = "$scratch/upgraded.dump";
 $node->command_ok([ 'pg_dump', '-Fc', '-f', $dumpfile, '-d', 'upgraded' ], 'pg_dump -Fc of the upgraded database');

@@ -226,21 +226,21 @@ public class CosidJdbcTest {
 
         // parameters: setObject(UUID), ULID text as Types.OTHER, a PGobject, setString
         List<Long> ids = inserted.stream().map(Row::id).toList();
-        eqOf(() -> idsWhereRef(conn, uuids, (ps, u) -> ps.setObject(1, u)),
+        eqOf(() -> idsWhereRef(conn, uuids, (ps, uuid) -> ps.setObject(1, uuid)),
                 ids, "WHERE ref = ? with setObject(UUID) finds every row");
-        eqOf(() -> idsWhereRef(conn, refs, (ps, r) -> ps.setObject(1, r, Types.OTHER)),
+        eqOf(() -> idsWhereRef(conn, refs, (ps, text) -> ps.setObject(1, text, Types.OTHER)),
                 ids, "WHERE ref = ? with setObject(ULID text, Types.OTHER) finds every row");
-        eqOf(() -> idsWhereRef(conn, refs, (ps, r) -> {
+        eqOf(() -> idsWhereRef(conn, refs, (ps, text) -> {
             PGobject o = new PGobject();
             o.setType("ulid");
-            o.setValue(r);
+            o.setValue(text);
             ps.setObject(1, o);
         }), ids, "WHERE ref = ? with a PGobject of type ulid finds every row");
-        eqOf(() -> idsWhereRef(conn, refs, (ps, r) -> ps.setString(1, r)),
+        eqOf(() -> idsWhereRef(conn, refs, (ps, text) -> ps.setString(1, text)),
                 ids, "WHERE ref = ? with setString(ULID text), a varchar, finds every row");
         eqOf(() -> {
             try (Connection unspecified = DriverManager.getConnection(url("cosid_jdbc", "&stringtype=unspecified"))) {
-                return idsWhereRef(unspecified, refs, (ps, r) -> ps.setString(1, r));
+                return idsWhereRef(unspecified, refs, (ps, text) -> ps.setString(1, text));
             }
         }, ids, "stringtype=unspecified: WHERE ref = ? with setString(ULID text) finds every row");
 

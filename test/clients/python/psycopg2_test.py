@@ -83,6 +83,8 @@ def main(t):
         cur.execute(sql, args)
         return cur.fetchall()
 
+    t.eq(one("SELECT '01HTQW311N1KR5G0Y75M3EF00H'::ulid, ARRAY['01HTQW311N1KR5G0Y75M3EF00H'::ulid]"),
+         ("01HTQW311N1KR5G0Y75M3EF00H", "{01HTQW311N1KR5G0Y75M3EF00H}"), "unregistered, ulid and ulid[] read as str")
     oids = register_psycopg2(conn)
     t.eq(oids, one("SELECT 'ulid'::regtype::oid, 'ulid[]'::regtype::oid"), "register_psycopg2: ulid's oids")
 

@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""The README's Cookbook shows the code that the client tests run (TAP): every
+line of its code blocks, less a trailing comment and semicolon, is in a file
+under test/clients (white space aside); lines that are only a comment are
+examples of output.  README.md: $COSID_README, else the checkout's."""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tap import Tap  # noqa: E402
+
+CLIENTS = os.path.dirname(HERE)
+README = os.environ.get("COSID_README") or os.path.join(CLIENTS, "..", "..", "README.md")
+COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--"}
+
+
+def squeeze(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def sources():
+    out = []
+    for root, dirs, files in os.walk(CLIENTS):
+        dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__")]
+        for name in files:
+            if name.endswith((".py", ".java", ".js", ".sh", ".ini", ".mako")):
+                with open(os.path.join(root, name), encoding="utf-8") as f:
+                    out.append(squeeze(f.read()))
+    return " \n ".join(out)
+
+
+def main(t):
+    with open(README, encoding="utf-8") as f:
+        readme = f.read()
+    section = re.search(r"^## Cookbook\n(.*?)^## ", readme, re.S | re.M)
+    if not t.ok(section is not None, "README.md has a Cookbook section"):
+        return
+    blocks = re.findall(r"^```(\w+)\n(.*?)^```", section.group(1), re.S | re.M)
+    t.ok(len(blocks) >= 10, f"the Cookbook has code blocks ({len(blocks)})")
+    code = sources()
+    for n, (lang, body) in enumerate(blocks, 1):
+        mark = COMMENT.get(lang, "#")
+        missing = []
+        for line in body.splitlines():
+            text = line.strip()
+            if not text or text.startswith(mark):
+                continue
+            if squeeze(text) in code:
+                continue
+            text = text.split(f" {mark} ")[0].rstrip().rstrip(";")
+            if squeeze(text) not in code:
+                missing.append(line)
+        first = squeeze(body.splitlines()[0])[:60]
+        t.ok(not missing, f"block {n} ({lang}: {first}) is in test/clients", "\n".join(missing))
+
+
+Tap().run(main)
