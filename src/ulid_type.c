@@ -6,6 +6,9 @@
  * ulid <-> uuid casts need no function.  Ordering is memcmp order, which for
  * a big-endian time-first value is creation order, and which is uuid's order
  * too: ulid and uuid compare with each other byte for byte, and hash alike.
+ *
+ * Owns: the type's functions and gen_ulid_monotonic()'s shared last ULID.
+ * Must not: depend on generators, slots or the catalog.
  */
 #include "ulid_type.h"
 #include "random.h"

@@ -1,11 +1,14 @@
 /*
- * json.c - a small strict JSON parser for codec lists (no PostgreSQL).
+ * json.c - the one strict JSON parser of cosid (no PostgreSQL): definitions
+ * (definition.c) and codec lists (codec.c) are read with it.
  *
  * Recursive descent over an explicit length; recursion is bounded by
  * COSID_JSON_MAX_DEPTH.  Every node and string comes from the caller's
  * allocator.  Duplicate keys are found with a quadratic scan for small
  * objects and a sort for large ones, so no input makes the check quadratic
  * in its size.
+ *
+ * Owns: the grammar and the tree.  Must not: know what the keys mean.
  */
 #include "json.h"
 

@@ -1,5 +1,7 @@
 /*
  * ulid.c - ULID text, layout and monotonic state machine (no PostgreSQL).
+ *
+ * Owns and must not: see ulid.h.
  */
 #include "ulid.h"
 

@@ -9,6 +9,10 @@
  *
  * Nothing here reads a clock or draws random bytes: the caller passes them
  * in, so every path is testable with injected values.
+ *
+ * Owns: ULID text (and the uuid text form it also reads), the layout, the
+ * monotonic step.  Must not: read the clock, draw randomness or keep state
+ * of its own (the caller holds the last ULID).
  */
 #ifndef COSID_CORE_ULID_H
 #define COSID_CORE_ULID_H
