@@ -27,6 +27,8 @@ packages=(
 	libcmocka-dev clang libclang-rt-14-dev
 	# TAP (PostgreSQL::Test::Cluster), a faked clock, pgTAP
 	libipc-run-perl faketime postgresql-"$COSID_PG_DEBIAN"-pgtap libtap-parser-sourcehandler-pgtap-perl
+	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
+	postgresql-"$COSID_PG_DEBIAN"-pglogical
 )
 for v in "${versions[@]}"; do
 	if [ "$v" != "$COSID_PG_DEBIAN" ]; then
