@@ -30,6 +30,8 @@ packages=(
 	# the client tests (test/clients): Python and Java drivers, ORM and migrations
 	python3-psycopg python3-psycopg2 python3-sqlalchemy python3-alembic
 	libpostgresql-jdbc-java openjdk-17-jdk-headless
+	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
+	postgresql-"$COSID_PG_DEBIAN"-pglogical
 )
 # Node.js and npm for the client tests: Debian's, unless the machine has its own
 # (NodeSource's nodejs brings npm and conflicts with Debian's npm package)

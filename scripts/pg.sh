@@ -167,6 +167,56 @@ server() {
 	log "PostgreSQL $v built in $(($(date +%s) - t0)) s: $("$(pg_config_of "$v")" --version)"
 }
 
+# pglogical VERSION: pglogical for test/t/070_pglogical.pl.  bookworm's
+# version has it as a package (postgresql-N-pglogical, scripts/deps.sh); into
+# a version built here it is built with PGXS from the upstream tarball of
+# Debian's source package pglogical (sid, the same sources file), kept in
+# $COSID_CACHE/src, and installed into $COSID_CACHE/pgN, again only when the
+# tarball or the server's build changed (stamp $COSID_CACHE/pgN-pglogical.stamp).
+# It is optional: a failure is reported and the test skips without it.
+pglogical() {
+	local v=$1 pgc stamp want tarball build t0
+	[ "$v" != "$COSID_PG_DEBIAN" ] || return 0
+	[ "$(id -u)" -eq 0 ] || return 0
+	pgc=$(pg_config_of "$v")
+	stamp=$COSID_CACHE/pg$v-pglogical.stamp
+	tarball=$(apt-cache showsrc pglogical 2>/dev/null |
+		sed -nE 's/^ [0-9a-f]{32} [0-9]+ (pglogical_[^ ]+\.orig\.tar\.(gz|bz2|xz))$/\1/p' | sort -V | tail -n1) || true
+	if [ -z "$tarball" ]; then
+		log "Debian sid has no source package pglogical: PostgreSQL $v goes without (070_pglogical skips)"
+		return 0
+	fi
+	want="$tarball $(cat "$COSID_CACHE/pg$v.stamp" 2>/dev/null)"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$("$pgc" --pkglibdir)/pglogical.so" ]; then
+		return 0
+	fi
+	exec 9>"$COSID_CACHE/pg$v.lock"
+	flock 9
+	t0=$(date +%s)
+	if [ ! -f "$COSID_CACHE/src/$tarball" ]; then
+		log "downloading the source package pglogical ($tarball)"
+		(cd "$COSID_CACHE/src" && apt-get source -qq --download-only pglogical) >/dev/null 2>&1 || true
+		if [ ! -f "$COSID_CACHE/src/$tarball" ]; then
+			log "could not download $tarball: PostgreSQL $v goes without pglogical (070_pglogical skips)"
+			return 0
+		fi
+	fi
+	build=$COSID_CACHE/build/pglogical-pg$v
+	rm -rf "$build" "$stamp"
+	mkdir -p "$build"
+	tar -xf "$COSID_CACHE/src/$tarball" -C "$build" --strip-components=1
+	if ! (cd "$build" && make -s -j"$(nproc)" USE_PGXS=1 PG_CONFIG="$pgc" >make.log 2>&1 &&
+		make -s USE_PGXS=1 PG_CONFIG="$pgc" install >>make.log 2>&1); then
+		tail -n 30 "$build/make.log"
+		log "building pglogical for PostgreSQL $v failed (kept in $build): 070_pglogical skips there"
+		return 0
+	fi
+	echo "$want" >"$stamp"
+	rm -rf "$build"
+	find "$COSID_CACHE/src" -maxdepth 1 -type f -name 'pglogical_*' ! -name "$tarball" -delete
+	log "pglogical built from $tarball and installed into PostgreSQL $v in $(($(date +%s) - t0)) s"
+}
+
 # cosid_install VERSION: build cosid against that version in build/pgN and install.
 cosid_install() {
 	local v=$1 dst=$REPO/build/pg$1 pgc f id
@@ -207,7 +257,10 @@ else
 fi
 case "$cmd" in
 server)
-	for v in "${versions[@]}"; do server "$v"; done
+	for v in "${versions[@]}"; do
+		server "$v"
+		pglogical "$v"
+	done
 	;;
 install)
 	for v in "${versions[@]}"; do cosid_install "$v"; done

@@ -263,10 +263,11 @@ if [ ${#per_version[@]} -gt 0 ]; then
 		cat "$WORK/build-pg$v.log"
 		use_pg "$v" || { PREFIX=pg$v/; record build 0 1; continue; }
 		PREFIX=pg$v/
-		# each version gets its own copy of the test files and outputs
+		# each version gets its own copy of the test files and outputs (and of
+		# the README, whose marked blocks test/t/071_migrations.pl runs)
 		VW=$WORK/pg$v
 		mkdir -p "$VW"
-		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$VW/"
+		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$VW/"
 		[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$VW"
 		for s in "${per_version[@]}"; do
 			echo "==== pg$v/$s ($("$PG_CONFIG" --version))"

@@ -7,6 +7,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(usleep);
 use Test::More;
+use File::Basename ();
 
 our @EXPORT = qw(cosid_node crash_restart faketime_lib start_faked
   set_fake_offset psql_error slot_state now_ms child_pids
@@ -398,6 +399,188 @@ sub recovery_refusal
 	return ('', '', '', $took) unless defined $state;
 	my ($hint) = ($stderr // '') =~ /HINT:  ([^\n]*)/;
 	return ($state, $msg, $hint // '', $took);
+}
+
+
+# ---- pglogical, active-active (070)
+
+push @EXPORT, qw(pglogical_missing pglogical_node pglogical_define_node pglogical_subscribe
+  start_load_tx log_count background_workers);
+
+# Why pglogical cannot be used with the PostgreSQL in PATH (its library or
+# control file is not installed), or undef when it can.
+sub pglogical_missing
+{
+	my $lib = `pg_config --pkglibdir`;
+	my $share = `pg_config --sharedir`;
+	return 'pg_config failed' unless $? == 0 && defined $lib && defined $share;
+	chomp($lib, $share);
+	return "$lib/pglogical.so is missing (scripts/deps.sh installs or builds it)"
+	  unless -f "$lib/pglogical.so";
+	return "$share/extension/pglogical.control is missing"
+	  unless -f "$share/extension/pglogical.control";
+	return undef;
+}
+
+# A new, started node for pglogical: cosid and pglogical preloaded, logical
+# WAL, and unless plugins => 0 output_plugin_libraries naming
+# pglogical_output on a server that has that parameter (the minor releases
+# of August 2026 on: 15.19, 18.6).  conf => [...] adds lines (after these).
+sub pglogical_node
+{
+	my ($name, %opt) = @_;
+	my $node = cosid_node($name, no_start => 1);
+	$node->append_conf('postgresql.conf', $_)
+	  for (
+		"shared_preload_libraries = 'cosid,pglogical'",
+		'wal_level = logical',
+		'max_wal_senders = 10',
+		'max_replication_slots = 10',
+		'log_statement = none');
+	$node->append_conf('postgresql.conf',
+		"output_plugin_libraries = 'pgoutput, test_decoding, pglogical_output'")
+	  if ($opt{plugins} // 1) && has_parameter($node, 'output_plugin_libraries');
+	$node->append_conf('postgresql.conf', $_) for @{ $opt{conf} // [] };
+	$node->start;
+	return $node;
+}
+
+# Whether the server of this (initialised) node knows the parameter.
+sub has_parameter
+{
+	my ($node, $param) = @_;
+	require IPC::Run;
+	my ($stdout, $stderr);
+	my $ok = IPC::Run::run([ 'postgres', '-D', $node->data_dir, '-C', $param ],
+		'>', \$stdout, '2>', \$stderr);
+	return $ok ? 1 : 0;
+}
+
+# The libpq connection string pglogical uses to reach the node.
+sub pglogical_dsn
+{
+	my ($node) = @_;
+	return 'host=' . $node->host . ' port=' . $node->port . ' dbname=postgres';
+}
+
+# Make the node a pglogical node named $name whose replication set
+# 'default' holds every table of schema public.
+sub pglogical_define_node
+{
+	my ($node, $name) = @_;
+	my $dsn = pglogical_dsn($node);
+	$node->safe_psql('postgres', qq{
+		SELECT pglogical.create_node(node_name := '$name', dsn := '$dsn');
+		SELECT pglogical.replication_set_add_all_tables('default', ARRAY['public']);
+	});
+}
+
+# Subscribe $node to $provider's set 'default' as $sub: no copy of structure
+# or data, and only changes made on the provider itself (forward_origins
+# '{}'), so that two subscriptions both ways do not echo rows back.  Waits
+# (up to $timeout s, 30 unless given) until it replicates: whether it does.
+sub pglogical_subscribe
+{
+	my ($node, $sub, $provider, $timeout) = @_;
+	my $dsn = pglogical_dsn($provider);
+	$node->safe_psql('postgres', qq{
+		SELECT pglogical.create_subscription(subscription_name := '$sub', provider_dsn := '$dsn',
+			replication_sets := ARRAY['default'], synchronize_structure := false,
+			synchronize_data := false, forward_origins := '{}')});
+	return poll_until(
+		$timeout // 30,
+		sub {
+			$node->safe_psql('postgres',
+				"SELECT status FROM pglogical.show_subscription_status('$sub')") eq 'replicating';
+		});
+}
+
+# pgbench in the background: $clients clients run the SQL script
+# $transactions times each (-t).  Returns a handle for finish_load.
+sub start_load_tx
+{
+	my ($node, $clients, $transactions, $script) = @_;
+	require IPC::Run;
+	my $file = $node->basedir . '/load_' . int(rand(1e9)) . '.sql';
+	open(my $fh, '>', $file) or die "could not write $file: $!";
+	print $fh "$script\n";
+	close($fh);
+	my %h = (out => '', err => '');
+	$h{run} = IPC::Run::start(
+		[ 'pgbench', '-n', '-t', $transactions, '-c', $clients, '-j', $clients, '-f', $file,
+		  '-h', $node->host, '-p', $node->port, 'postgres' ],
+		'>', \$h{out}, '2>', \$h{err});
+	return \%h;
+}
+
+# How many lines of the node's server log match the regular expression.
+sub log_count
+{
+	my ($node, $re) = @_;
+	open(my $fh, '<', $node->logfile) or die 'could not read ' . $node->logfile . ": $!";
+	my $n = 0;
+	while (my $line = <$fh>)
+	{
+		$n++ if $line =~ $re;
+	}
+	close($fh);
+	return $n;
+}
+
+# The background workers the node's postmaster runs now, from their process
+# titles (cosid's slot worker holds no database connection, so
+# pg_stat_activity does not show it): a sorted list of names, digits
+# dropped ("pglogical apply", "cosid slot worker", ...).
+sub background_workers
+{
+	my ($node) = @_;
+	my @names;
+	for my $pid (child_pids($node->{_pid}))
+	{
+		open(my $fh, '<', "/proc/$pid/cmdline") or next;
+		my $title = do { local $/; <$fh> } // '';
+		close($fh);
+		$title =~ s/\0/ /g;
+		push @names, $1
+		  if $title =~ /^postgres: (?:[^:]*: )?(cosid slot worker|pglogical [a-z]+|logical replication [a-z]+|parallel worker)/;
+	}
+	return sort @names;
+}
+
+
+# ---- README blocks that tests run (071)
+
+push @EXPORT, qw(readme_blocks);
+
+# The code blocks of the README that a test runs as written: a hash of
+# name => text, one for every fenced block (```sql, ```sh, ```) right after
+# a line "<!-- test: NAME -->" (both may be indented, as in a list item: the
+# block's indentation is taken off its lines).  The README is the one next
+# to the test files (scripts/test.sh copies it with them:
+# $COSID_SRC/README.md), else the checkout's, two directories above this
+# file.  Dies when there is none, or when a name is given twice or a marker
+# has no block right after it.
+sub readme_blocks
+{
+	my @tries = ((defined $ENV{COSID_SRC} ? ("$ENV{COSID_SRC}/README.md") : ()),
+		File::Basename::dirname(__FILE__) . '/../../README.md');
+	my ($file) = grep { -f $_ } @tries;
+	die 'no README.md (looked for ' . join(', ', @tries) . ')' unless defined $file;
+	open(my $fh, '<', $file) or die "could not read $file: $!";
+	my $text = do { local $/; <$fh> };
+	close($fh);
+	my %blocks;
+	while ($text =~ /^[ \t]*<!-- test: (\S+) -->\n(.*?)(?=^[ \t]*<!-- test: |\z)/msg)
+	{
+		my ($name, $after) = ($1, $2);
+		die "README.md: block \"$name\" given twice" if exists $blocks{$name};
+		die "README.md: no code block right after <!-- test: $name -->"
+		  unless $after =~ /\A([ \t]*)```[a-z]*\n(.*?)^\1```[ \t]*$/ms;
+		my ($indent, $block) = ($1, $2);
+		$block =~ s/^\Q$indent\E//mg;
+		$blocks{$name} = $block;
+	}
+	return %blocks;
 }
 
 1;
