@@ -679,6 +679,7 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					int64		period;
 					int64		value;
 					size_t		dlen = strlen(it->delimiter);
+					int			plen = (int) strlen(cosid_group_pattern(it->group));
 					char	   *g = buf;
 
 					if (!cosid_group_split(it->group, id->id, &period, &value))
@@ -690,7 +691,18 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					/* period (<= 20), delimiter, value (<= 64 digits), NUL */
 					if (dlen + 21 + 65 > sizeof(buf))
 						g = palloc(dlen + 21 + 65);
+					/*
+					 * the period at its pattern's width (0002 for year 2), as
+					 * decoding reads it: unpadded, a year before 1000 made
+					 * text that decoded to another number or not at all
+					 */
 					n = pg_lltoa(period, g);
+					if (n < plen)
+					{
+						memmove(g + plen - n, g, n);
+						memset(g, '0', plen - n);
+						n = plen;
+					}
 					memcpy(g + n, it->delimiter, dlen);
 					n += (int) dlen;
 					if (it->value_is_radix)
