@@ -4,8 +4,9 @@
  * generator's layout, and the pipeline that runs it both ways.
  *
  * Owns: binding (zones, custom functions and who they run as; which items
- * an immutable list may hold) and running a bound list.  Must not: look generators up or read the catalog (its callers
- * hand it a definition), or be bound per row (callers keep the result).
+ * an immutable list may hold) and running a bound list.  Must not: look
+ * generators up or read the catalog (its callers hand it a definition), or
+ * be bound per row (callers keep the result).
  */
 #include "codecbind.h"
 
