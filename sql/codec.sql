@@ -152,6 +152,11 @@ SELECT cosid_decode('202613-42', '[{"grouped": {"group": "month"}}]'::jsonb);
 SELECT cosid_decode('20240229-42', '[{"grouped": {}}]'::jsonb) AS leap_day,
 	   cosid_decode('20000229-42', '[{"grouped": {}}]'::jsonb) AS leap_century,
 	   cosid_decode('20260430-42', '[{"grouped": {}}]'::jsonb) AS april_30;
+-- a year before 1000 keeps the pattern's width, so that the text decodes back
+-- (even with no delimiter, where the value's digits follow at once)
+SELECT cosid_encode(2 * 100000000000000::bigint + 52202114622678, '[{"grouped": {"group": "year", "delimiter": ""}}]') AS year_2,
+	   cosid_decode('000252202114622678', '[{"grouped": {"group": "year", "delimiter": ""}}]'::jsonb) AS decodes,
+	   cosid_encode(10215 * 10000000000::bigint + 42, '[{"grouped": {}}]') AS day_in_year_1;
 -- and a number whose period is no date has no grouped text (22003)
 SELECT cosid_encode(20260231 * 10000000000::bigint + 42, '[{"grouped": {}}]');
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"codec": [{"grouped": {}}]}')$$);

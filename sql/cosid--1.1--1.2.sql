@@ -224,3 +224,23 @@ CREATE OPERATOR >= (
 	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_ge,
 	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+
+-------------------------------------------------------------------------------
+-- Immutable codecs (1.2): cosid_encode_immutable and cosid_decode_immutable,
+-- for index expressions, generated columns and CHECK constraints.
+-------------------------------------------------------------------------------
+
+-- The same text as cosid_encode(bigint, jsonb) and cosid_decode(text, jsonb),
+-- for lists whose text depends on the input alone: radix, prefix, suffix,
+-- grouped, and friendly in UTC.  Binding the list refuses every other item
+-- (22023, with its JSON path): date-prefix (the clock, or a generator's
+-- layout), friendly in another zone (its rules change), custom (functions
+-- found by name through the search_path).  There is no form with a
+-- generator's name: cosid_alter can change a generator's codec.
+CREATE FUNCTION cosid_encode_immutable(id bigint, codec jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode_immutable(bigint, jsonb) IS 'a number as text, through a codec list whose text depends on the number alone (for indexes)';
+
+CREATE FUNCTION cosid_decode_immutable(txt text, codec jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode_immutable(text, jsonb) IS 'the number a text stands for, through a codec list whose result depends on the text alone (for indexes)';

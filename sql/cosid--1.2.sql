@@ -714,3 +714,23 @@ REVOKE ALL ON FUNCTION cosid.lease_acquire(text, text, integer, interval),
 COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance; returns its fencing token (grant EXECUTE to the role the servers connect as)';
 COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease held with its token and record the holder''s window end (never lower)';
 COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'give back a slot held with its token; the recorded window end never goes down';
+
+-------------------------------------------------------------------------------
+-- Immutable codecs (1.2): cosid_encode_immutable and cosid_decode_immutable,
+-- for index expressions, generated columns and CHECK constraints.
+-------------------------------------------------------------------------------
+
+-- The same text as cosid_encode(bigint, jsonb) and cosid_decode(text, jsonb),
+-- for lists whose text depends on the input alone: radix, prefix, suffix,
+-- grouped, and friendly in UTC.  Binding the list refuses every other item
+-- (22023, with its JSON path): date-prefix (the clock, or a generator's
+-- layout), friendly in another zone (its rules change), custom (functions
+-- found by name through the search_path).  There is no form with a
+-- generator's name: cosid_alter can change a generator's codec.
+CREATE FUNCTION cosid_encode_immutable(id bigint, codec jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode_immutable(bigint, jsonb) IS 'a number as text, through a codec list whose text depends on the number alone (for indexes)';
+
+CREATE FUNCTION cosid_decode_immutable(txt text, codec jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode_immutable(text, jsonb) IS 'the number a text stands for, through a codec list whose result depends on the text alone (for indexes)';

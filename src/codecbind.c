@@ -3,9 +3,10 @@
  * parsed by src/core/codec.c, bound to time zones, SQL functions and a
  * generator's layout, and the pipeline that runs it both ways.
  *
- * Owns: binding (zones, custom functions and who they run as) and running a
- * bound list.  Must not: look generators up or read the catalog (its callers
- * hand it a definition), or be bound per row (callers keep the result).
+ * Owns: binding (zones, custom functions and who they run as; which items
+ * an immutable list may hold) and running a bound list.  Must not: look
+ * generators up or read the catalog (its callers hand it a definition), or
+ * be bound per row (callers keep the result).
  */
 #include "codecbind.h"
 
@@ -182,6 +183,102 @@ cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
 }
 
 /*
+ * Whether a friendly item's zone is UTC (absent, or "UTC" in any case, as
+ * pg_tzset() reads it): the one zone whose rules are fixed by definition.
+ * Every other name, "Etc/UTC" and "GMT" included, is a file of the time zone
+ * database, which an update (or another system's tzdata) may change; a
+ * bound UTC is not looked up there at all (zones[i] NULL: plain arithmetic).
+ */
+static bool
+zone_is_utc(const char *zone)
+{
+	return zone == NULL || pg_strcasecmp(zone, "UTC") == 0;
+}
+
+static void
+impure_error(const char *path, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid codec list"),
+			 errdetail("At %s: %s.", path, why),
+			 errhint("cosid_encode_immutable and cosid_decode_immutable take only items whose text "
+					 "depends on the id or the text alone; cosid_encode and cosid_decode take "
+					 "every item, but are STABLE.")));
+}
+
+/*
+ * COSID_BIND_IMMUTABLE: refuse the first item whose text depends on
+ * anything but the input, in list order.  Decided item by item (codec.h):
+ *
+ * - radix, prefix, suffix: the digits and strings of the list alone.
+ * - grouped: arithmetic on the number and the Gregorian calendar (is the
+ *   period a date); its group is the list's ("day" by default).  The zone
+ *   of a periodic segment generator decides which period a new number is
+ *   in when it is issued, never the text of a given number.
+ * - friendly: the id's time as a local time in its zone; the layout is a
+ *   preset, fixed in the code.  A zone's offsets and transitions come from
+ *   the time zone database and change with it (Brazil, Mexico, Egypt and
+ *   others changed theirs lately), so only UTC passes, and is computed
+ *   without the database.  PostgreSQL ignores leap seconds, and so does
+ *   this: UTC is plain arithmetic on Unix milliseconds.
+ * - date-prefix: "NOW" (the default without a generator) is the clock;
+ *   "ID_TIME" needs a generator's layout, which cosid_alter can change
+ *   (and ad hoc lists refuse it in any case).
+ * - custom: SQL functions named by text, resolved when the list is bound,
+ *   through the caller's search_path and privileges.  The same expression
+ *   could run other functions in another session or after a function is
+ *   dropped and created again, and PostgreSQL records no dependency of an
+ *   index on a function named inside a jsonb constant.  Refused: an
+ *   IMMUTABLE function of the user's goes straight into the index
+ *   expression, where PostgreSQL checks and records it.
+ * - parts-radix, parts-friendly: only for cosid80 generators, whose 80-bit
+ *   ids no bigint holds; the bind below refuses them ad hoc (after
+ *   parts-friendly's zone, as for friendly).
+ */
+static void
+check_immutable(const CosidCodec *codec, const char *prefix)
+{
+	for (int i = 0; i < codec->nitems; i++)
+	{
+		const CosidCodecItem *it = &codec->items[i];
+
+		switch (it->kind)
+		{
+			case COSID_CODEC_FRIENDLY:
+			case COSID_CODEC_PARTS_FRIENDLY:
+				if (!zone_is_utc(it->zone))
+					impure_error(item_path(prefix, i, it->kind, "zone"),
+								 psprintf("%s in time zone \"%s\" depends on that zone's rules, "
+										  "which time zone data updates change; only UTC (the default) is fixed",
+										  cosid_codec_kind_name(it->kind), it->zone));
+				break;
+			case COSID_CODEC_DATE_PREFIX:
+				if (it->has_source && it->source == COSID_SOURCE_ID_TIME)
+					impure_error(item_path(prefix, i, it->kind, "source"),
+								 "date-prefix of source \"ID_TIME\" depends on a generator's layout, "
+								 "which cosid_alter can change; an immutable list names no generator");
+				impure_error(item_path(prefix, i, it->kind, it->has_source ? "source" : NULL),
+							 "date-prefix depends on the clock: it shows the date of \"NOW\" "
+							 "(the default without a generator)");
+				break;
+			case COSID_CODEC_CUSTOM:
+				impure_error(item_path(prefix, i, it->kind, NULL),
+							 "custom depends on the functions its names find through the search_path "
+							 "when the list is bound; call an IMMUTABLE function directly in the "
+							 "expression instead");
+				break;
+			case COSID_CODEC_RADIX:
+			case COSID_CODEC_PARTS_RADIX:
+			case COSID_CODEC_GROUPED:
+			case COSID_CODEC_PREFIX:
+			case COSID_CODEC_SUFFIX:
+				break;
+		}
+	}
+}
+
+/*
  * Parse a codec list and bind it for a generator (gen != NULL) or for ad-hoc
  * use.  Errors name the JSON path; strategy rules are checked here.
  */
@@ -203,7 +300,10 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 			key_error(path, "%s", msg);
 	}
 
-	Assert(gen != NULL || mode == COSID_BIND_CALLER);
+	Assert(gen != NULL ? mode == COSID_BIND_DEFINE || mode == COSID_BIND_STORED :
+		   mode == COSID_BIND_CALLER || mode == COSID_BIND_IMMUTABLE);
+	if (mode == COSID_BIND_IMMUTABLE)
+		check_immutable(&rt->codec, prefix);
 	rt->custom_item = -1;
 	rt->has_gen = gen != NULL;
 	if (gen)
@@ -261,7 +361,9 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 						key_error(item_path(prefix, i, it->kind, "layout"),
 									"%s ids do not fit a bigint", cosid_preset_name(it->layout));
 				}
-				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
+				/* immutable: UTC (checked above), without the zone database */
+				rt->zones[i] = mode == COSID_BIND_IMMUTABLE ? NULL :
+					bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
 			case COSID_CODEC_PARTS_RADIX:
 			case COSID_CODEC_PARTS_FRIENDLY:
@@ -289,7 +391,7 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 							  item_path(prefix, i, it->kind, "decode"), mode,
 							  gen ? gen->owner : InvalidOid, &rt->decode_fn, cxt);
 				rt->custom_item = i;
-				rt->run_as = mode == COSID_BIND_CALLER ? InvalidOid : gen->owner;
+				rt->run_as = gen == NULL ? InvalidOid : gen->owner;
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				if (!it->has_source)
@@ -326,6 +428,11 @@ time_text_out_of_range(void)
 			 errdetail("Text forms show years 1 to 9999.")));
 }
 
+/*
+ * The local time of Unix milliseconds in a zone; zone NULL is UTC by
+ * arithmetic alone (timestamp2tm() with no zone wanted), never the session's
+ * zone.
+ */
 static void
 ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 {
@@ -334,7 +441,8 @@ ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 	int			tzoff;
 
 	if (ms < -TEXT_MS_LIMIT || ms > TEXT_MS_LIMIT ||
-		timestamp2tm(cosid_ms_to_timestamptz(ms), &tzoff, &tm, &fsec, NULL, zone) != 0 ||
+		timestamp2tm(cosid_ms_to_timestamptz(ms), zone != NULL ? &tzoff : NULL,
+					 &tm, &fsec, NULL, zone) != 0 ||
 		tm.tm_year < 1 || tm.tm_year > 9999)
 		time_text_out_of_range();
 	out->year = tm.tm_year;
@@ -353,6 +461,7 @@ ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
  * DetermineTimeZoneOffset() takes the later instant of a repeated time, so
  * this finds the zone's change around it as that function does and decides
  * itself.  False with msg when the fields are not a date (30 February).
+ * Zone NULL is UTC, by arithmetic alone.
  */
 static bool
 tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms, char *msg, size_t msglen)
@@ -371,6 +480,11 @@ tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms, char *msg, size_t msglen)
 		return false;
 	local = (pg_time_t) (date2j(in->year, in->month, in->day) - UNIX_EPOCH_JDATE) * SECS_PER_DAY +
 		in->hour * SECS_PER_HOUR + in->minute * SECS_PER_MINUTE + in->second;
+	if (zone == NULL)
+	{
+		*ms = local * 1000 + in->millis;
+		return true;
+	}
 
 	/*
 	 * As DetermineTimeZoneOffset(): offsets are under a day and changes at
@@ -566,6 +680,7 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					int64		period;
 					int64		value;
 					size_t		dlen = strlen(it->delimiter);
+					int			plen = (int) strlen(cosid_group_pattern(it->group));
 					char	   *g = buf;
 
 					if (!cosid_group_split(it->group, id->id, &period, &value))
@@ -577,7 +692,18 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					/* period (<= 20), delimiter, value (<= 64 digits), NUL */
 					if (dlen + 21 + 65 > sizeof(buf))
 						g = palloc(dlen + 21 + 65);
+					/*
+					 * the period at its pattern's width (0002 for year 2), as
+					 * decoding reads it: unpadded, a year before 1000 made
+					 * text that decoded to another number or not at all
+					 */
 					n = pg_lltoa(period, g);
+					if (n < plen)
+					{
+						memmove(g + plen - n, g, n);
+						memset(g, '0', plen - n);
+						n = plen;
+					}
 					memcpy(g + n, it->delimiter, dlen);
 					n += (int) dlen;
 					if (it->value_is_radix)

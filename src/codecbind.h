@@ -52,7 +52,10 @@ typedef enum CosidBindMode
 	COSID_BIND_CALLER,			/* ad hoc list: resolved and run as the caller */
 	COSID_BIND_DEFINE,			/* cosid_define/alter: resolved as the caller,
 								 * run as the owner */
-	COSID_BIND_STORED			/* a stored generator: run as its owner */
+	COSID_BIND_STORED,			/* a stored generator: run as its owner */
+	COSID_BIND_IMMUTABLE		/* ad hoc list of cosid_encode_immutable and
+								 * cosid_decode_immutable: only items whose
+								 * text depends on the input alone */
 } CosidBindMode;
 
 /*
@@ -60,6 +63,13 @@ typedef enum CosidBindMode
  * decimal).  Errors are 22023 naming the JSON path: "invalid codec list" for
  * an ad hoc list (gen NULL), "invalid generator definition" for a
  * generator's.
+ *
+ * COSID_BIND_IMMUTABLE (gen NULL) refuses, with the item's path and why,
+ * every item whose text depends on anything but the id or the text: the
+ * clock or a generator (date-prefix), a time zone's rules (friendly and
+ * parts-friendly in a zone other than UTC), SQL functions found by name
+ * (custom).  What it accepts gives the same text as COSID_BIND_CALLER; UTC
+ * is then computed without the time zone database.
  */
 extern CosidCodecRt *cosid_codec_bind(const char *json, size_t len,
 									  const CosidGenDef *gen,

@@ -1,10 +1,14 @@
 /*
  * codecfuncs.c - the SQL functions cosid_encode and cosid_decode, with a
- * named generator's codec or an ad hoc codec list.
+ * named generator's codec or an ad hoc codec list, and their IMMUTABLE
+ * forms cosid_encode_immutable and cosid_decode_immutable (an ad hoc list
+ * of items whose text depends on the input alone, for index expressions,
+ * generated columns and CHECK constraints).
  *
  * Owns: the functions' argument handling and the per-call-site cache of an
  * ad hoc list (fn_extra), bound once, never per row.  Must not: parse or run
- * codecs itself (codecbind.c does) or issue ids.
+ * codecs itself (codecbind.c does, and decides what an immutable list may
+ * hold) or issue ids.
  */
 #include "codecbind.h"
 #include "gencache.h"
@@ -20,6 +24,8 @@ PG_FUNCTION_INFO_V1(cosid_encode_named);
 PG_FUNCTION_INFO_V1(cosid_decode_named);
 PG_FUNCTION_INFO_V1(cosid_encode_adhoc);
 PG_FUNCTION_INFO_V1(cosid_decode_adhoc);
+PG_FUNCTION_INFO_V1(cosid_encode_immutable);
+PG_FUNCTION_INFO_V1(cosid_decode_immutable);
 
 /* ---------- SQL: cosid_encode, cosid_decode ---------- */
 
@@ -79,7 +85,7 @@ arg_is_const(FmgrInfo *flinfo, int argno)
 }
 
 static CosidCodecRt *
-adhoc_codec(FunctionCallInfo fcinfo, int argno)
+adhoc_codec(FunctionCallInfo fcinfo, int argno, CosidBindMode mode)
 {
 	AdhocCache *c = fcinfo->flinfo->fn_extra;
 	Jsonb	   *list;
@@ -105,7 +111,7 @@ adhoc_codec(FunctionCallInfo fcinfo, int argno)
 	c->radix_only = false;
 	MemoryContextReset(c->cxt);
 	json = JsonbToCString(NULL, &list->root, VARSIZE(list));
-	c->rt = cosid_codec_bind(json, strlen(json), NULL, COSID_BIND_CALLER, c->cxt);
+	c->rt = cosid_codec_bind(json, strlen(json), NULL, mode, c->cxt);
 	pfree(json);
 	c->bytes = MemoryContextAlloc(c->cxt, len);
 	memcpy(c->bytes, list, len);
@@ -130,12 +136,14 @@ adhoc_radix(FunctionCallInfo fcinfo)
 
 /*
  * The general ways of cosid_encode and cosid_decode (ad hoc), apart from
- * the fast ones so that those stay lean (no locals to protect).
+ * the fast ones so that those stay lean (no locals to protect).  mode is
+ * COSID_BIND_CALLER, or COSID_BIND_IMMUTABLE for the immutable forms, whose
+ * lists never show NOW (codec_now_ms() is then 0, unused).
  */
 static pg_noinline Datum
-encode_adhoc_slow(FunctionCallInfo fcinfo)
+encode_adhoc_slow(FunctionCallInfo fcinfo, CosidBindMode mode)
 {
-	CosidCodecRt *rt = adhoc_codec(fcinfo, 1);
+	CosidCodecRt *rt = adhoc_codec(fcinfo, 1, mode);
 	CosidId		id;
 
 	memset(&id, 0, sizeof(id));
@@ -144,27 +152,27 @@ encode_adhoc_slow(FunctionCallInfo fcinfo)
 }
 
 static pg_noinline Datum
-decode_adhoc_slow(FunctionCallInfo fcinfo, text *t)
+decode_adhoc_slow(FunctionCallInfo fcinfo, text *t, CosidBindMode mode)
 {
 	CosidId		id;
 
-	cosid_codec_decode(adhoc_codec(fcinfo, 1), t, &id);
+	cosid_codec_decode(adhoc_codec(fcinfo, 1, mode), t, &id);
 	PG_RETURN_INT64(id.id);
 }
 
-Datum
-cosid_encode_adhoc(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+encode_adhoc(FunctionCallInfo fcinfo, CosidBindMode mode)
 {
 	const CosidRadix *radix = adhoc_radix(fcinfo);
 
 	/* what cosid_codec_encode does with just a radix */
 	if (likely(radix != NULL))
 		PG_RETURN_TEXT_P(cosid_codec_radix_text(radix, PG_GETARG_INT64(0)));
-	return encode_adhoc_slow(fcinfo);
+	return encode_adhoc_slow(fcinfo, mode);
 }
 
-Datum
-cosid_decode_adhoc(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+decode_adhoc(FunctionCallInfo fcinfo, CosidBindMode mode)
 {
 	const CosidRadix *radix = adhoc_radix(fcinfo);
 	text	   *t = arg_text_pp(fcinfo, 0);
@@ -181,7 +189,36 @@ cosid_decode_adhoc(PG_FUNCTION_ARGS)
 									  (uint64) PG_INT64_MAX, &v, NULL, 0) == COSID_DECODE_OK))
 			PG_RETURN_INT64(v);
 	}
-	return decode_adhoc_slow(fcinfo, t);
+	return decode_adhoc_slow(fcinfo, t, mode);
+}
+
+Datum
+cosid_encode_adhoc(PG_FUNCTION_ARGS)
+{
+	return encode_adhoc(fcinfo, COSID_BIND_CALLER);
+}
+
+Datum
+cosid_decode_adhoc(PG_FUNCTION_ARGS)
+{
+	return decode_adhoc(fcinfo, COSID_BIND_CALLER);
+}
+
+/*
+ * The same with a list of pure items only (codecbind.c refuses the others
+ * when the list is bound): the same text as cosid_encode and cosid_decode
+ * with that list, from the id or the text alone, so IMMUTABLE.
+ */
+Datum
+cosid_encode_immutable(PG_FUNCTION_ARGS)
+{
+	return encode_adhoc(fcinfo, COSID_BIND_IMMUTABLE);
+}
+
+Datum
+cosid_decode_immutable(PG_FUNCTION_ARGS)
+{
+	return decode_adhoc(fcinfo, COSID_BIND_IMMUTABLE);
 }
 
 Datum
