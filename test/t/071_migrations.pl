@@ -277,19 +277,26 @@ like($listed, qr/^payments\|payments_account_id_fkey\|FOREIGN KEY \(account_id\)
 # ---- the one line works in 1.2 while foreign keys exist (they compare uuid
 # with ulid), as the README shows; rolled back, so the recipe starts afresh
 my ($state, $msg, $stderr) = psql_error($node, $db, "BEGIN;\n" . block('uuid-one-line') . q{
-	SELECT 1 / 0 FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'id'
-		AND format_type(atttypid, atttypmod) <> 'ulid';
 	DO $$ BEGIN
-		INSERT INTO payments (account_id, amount) VALUES ('00000000-0000-4000-8000-000000000000', 1);
-		RAISE EXCEPTION 'the foreign key let a payment of no account in';
-	EXCEPTION WHEN foreign_key_violation THEN NULL;
-	END $$;
-	DO $$ BEGIN
+		IF (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+			WHERE attrelid = 'accounts'::regclass AND attname = 'id') <> 'ulid' THEN
+			RAISE EXCEPTION 'accounts.id is not ulid';
+		END IF;
+		IF (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+			WHERE attrelid = 'payments'::regclass AND attname = 'account_id') <> 'uuid' THEN
+			RAISE EXCEPTION 'payments.account_id is not uuid any more';
+		END IF;
+		IF EXISTS (SELECT FROM pg_constraint WHERE conname IN ('payments_account_id_fkey', 'accounts_referred_by_fkey')
+				   AND NOT convalidated) THEN
+			RAISE EXCEPTION 'a foreign key is not validated';
+		END IF;
+		BEGIN
+			INSERT INTO payments (account_id, amount) VALUES ('00000000-0000-4000-8000-000000000000', 1);
+			RAISE EXCEPTION 'the foreign key let a payment of no account in';
+		EXCEPTION WHEN foreign_key_violation THEN NULL;
+		END;
 		INSERT INTO payments (account_id, amount) SELECT id::uuid, 2 FROM accounts LIMIT 1;
 	END $$;
-	SELECT 1 / 0 WHERE (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-		WHERE attrelid = 'payments'::regclass AND attname = 'account_id') <> 'uuid';
-	SELECT 1 / 0 FROM pg_constraint WHERE conname = 'payments_account_id_fkey' AND NOT convalidated;
 	ROLLBACK;
 });
 is($state, undef, 'uuid: the one-line ALTER ... TYPE ulid works in 1.2 while foreign keys exist')
