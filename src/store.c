@@ -69,7 +69,7 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
 	/* a backend (segment fetches): cancel and terminate end the wait */
-	if (!IsBackgroundWorker)
+	if (!cosid_am_background_worker())
 		CHECK_FOR_INTERRUPTS();
 	if (ShutdownRequestPending && !draining)
 	{
