@@ -162,10 +162,12 @@ CREATE FUNCTION segment_hostile.plus(bigint, bigint) RETURNS bigint LANGUAGE sql
 CREATE OPERATOR segment_hostile.+ (LEFTARG = bigint, RIGHTARG = bigint, PROCEDURE = segment_hostile.plus);
 CREATE FUNCTION segment_hostile.set_config(text, text, boolean) RETURNS text LANGUAGE sql AS $$SELECT 'hijacked'$$;
 SET LOCAL search_path = segment_hostile, pg_catalog;
-SELECT public.is((SELECT first || '-' || last FROM cosid.segment_acquire('s_role', 'x', 10, 1, 1)), '11-20',
-	'with a hostile search_path (its own +, set_config, segment_counter first), the store counts as ever');
+CREATE TEMP TABLE hostile_result AS
+	SELECT first || '-' || last AS r FROM cosid.segment_acquire('s_role', 'x', 10, 1, 1);
 RESET ROLE;
 RESET search_path;
+SELECT is((SELECT r FROM hostile_result), '11-20',
+	'with a hostile search_path (its own +, set_config, segment_counter first), the store counts as ever');
 SELECT is((SELECT count(*)::int FROM segment_hostile.segment_counter), 0, 'and never touched the hostile table');
 
 SELECT * FROM finish();
