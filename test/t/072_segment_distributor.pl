@@ -11,6 +11,8 @@
 #   restart it issues only numbers above every number issued anywhere before
 #   the crash (its lost reserve is a gap, never a repeat).
 # - A hot standby of one server issues from the store too (no local WAL).
+# - A store that does not answer: a fetch is cancelled by statement_timeout,
+#   and without one gives up at its 5 s deadline with 55000.
 # - Every number from every server goes into one table on the store: none is
 #   there twice.  The control: the same definition without the distributor
 #   (each server counts on its own) does give duplicates there, so the check
@@ -289,6 +291,30 @@ my $dups = $store->safe_psql('postgres', q{
 	SELECT count(*) - count(DISTINCT id) FROM all_ids WHERE gen = 'local_ticket'});
 is($dups, '20000',
 	'the control: without the distributor the three servers each count 1..10000, so 20000 numbers repeat');
+
+# ---- a store that does not answer (its postmaster stopped with SIGSTOP: new
+# connections hang): a fetch is cancelled by statement_timeout at once, and
+# without one it gives up at its 5 s deadline with 55000
+$s1->safe_psql('postgres', qq{SELECT cosid_define('fresh', '$def')});
+kill('STOP', $store->{_pid}) or die "could not stop the store's postmaster: $!";
+my $t0 = now_ms();
+my ($c_state, $c_msg) = psql_error($s1, 'postgres', q{SET statement_timeout = '300ms'; SELECT cosid_next('fresh')});
+my $cancel_ms = now_ms() - $t0;
+is($c_state, '57014', 'a fetch from a store that does not answer is cancelled by statement_timeout')
+  or diag($c_msg);
+cmp_ok($cancel_ms, '<', 2000, "at once ($cancel_ms ms)");
+$t0 = now_ms();
+my ($d_state, $d_msg, $d_err) = psql_error($s1, 'postgres', q{SELECT cosid_next('fresh')});
+my $deadline_ms = now_ms() - $t0;
+is($d_state, '55000', 'without a timeout the fetch gives up at its deadline: 55000') or diag($d_err);
+like($d_err, qr/DETAIL:  Last error: .*lease store did not answer within 5000 ms/,
+	'naming the deadline in the detail');
+cmp_ok($deadline_ms, '>=', 4500, "after about 5 s ($deadline_ms ms), not before");
+cmp_ok($deadline_ms, '<', 9000, 'and not much after');
+kill('CONT', $store->{_pid});
+my $fresh;
+ok(poll_until(15, sub { ($fresh) = psql_error($s1, 'postgres', q{SELECT cosid_next('fresh')}); !defined $fresh }, 200),
+	'with the store answering again, the generator issues');
 
 $_->stop for @servers;
 $store->stop;
