@@ -242,5 +242,9 @@ SELECT cosid_drop('shared_daily');
 SELECT cosid_drop('plain');
 SELECT count(*) - :sequences_before AS sequences_left FROM pg_class WHERE relkind = 'S';
 DROP ROLE cosid_dave;
+-- a local generator may start at 0 (the first segment is not taken for one that went back)
+SELECT cosid_define('zero', '{"strategy": "segment", "start": 0, "step": 5}');
+SELECT array_agg(n) AS from_zero FROM cosid_next_many('zero', 7) n;
+SELECT cosid_drop('zero');
 -- the next test makes a table of this name
 DROP TABLE orders;
