@@ -734,3 +734,114 @@ COMMENT ON FUNCTION cosid_encode_immutable(bigint, jsonb) IS 'a number as text, 
 CREATE FUNCTION cosid_decode_immutable(txt text, codec jsonb) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'cosid_decode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_decode_immutable(text, jsonb) IS 'the number a text stands for, through a codec list whose result depends on the text alone (for indexes)';
+
+-------------------------------------------------------------------------------
+-- Segments shared across servers (1.2): a segment generator defined with
+-- "distributor": "lease-store" takes its segments from the lease store
+-- (cosid.lease_store) instead of a local sequence, so servers that write the
+-- same tables never hand out the same number.  On the store: a counter per
+-- namespace and generator name, advanced by one atomic function.  On every
+-- server: such a generator has no backing sequence, and cosid.generators
+-- shows where each segment generator's segments come from.
+-------------------------------------------------------------------------------
+
+-- The last number handed out per namespace and generator name.  It only goes
+-- up: each range cosid.segment_acquire returns lies above every range it
+-- returned before, to any server.  Dumped with the store's database.
+CREATE TABLE cosid.segment_counter (
+	namespace text NOT NULL,
+	name text NOT NULL,
+	last_number bigint NOT NULL,	-- the last number handed out
+	fetches bigint NOT NULL DEFAULT 1,
+	updated_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+	CONSTRAINT segment_counter_pkey PRIMARY KEY (namespace, name)
+);
+COMMENT ON TABLE cosid.segment_counter IS 'segments handed out to the servers that use this database as their cosid.lease_store: the last number of each namespace and generator name';
+SELECT pg_catalog.pg_extension_config_dump('cosid.segment_counter', '');
+REVOKE ALL ON cosid.segment_counter FROM PUBLIC;
+GRANT SELECT ON cosid.segment_counter TO PUBLIC;
+
+-- Hand out count segments of step numbers: the range [first, last], above
+-- every number handed out before for this namespace and name and at least
+-- start.  One statement on one row (INSERT ... ON CONFLICT DO UPDATE), so
+-- callers from any server get disjoint ranges; the commit is made durable
+-- (synchronous_commit on), so a store crash never gives a range out again.
+-- 22023 for a bad argument, 22003 when the range would pass 2^63 - 1.
+CREATE FUNCTION cosid.segment_acquire(namespace text, name text, step bigint, start bigint, count integer,
+									  OUT first bigint, OUT last bigint)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	size bigint;
+	top bigint;
+BEGIN
+	IF segment_acquire.namespace = '' OR segment_acquire.name = '' THEN
+		RAISE EXCEPTION 'invalid cosid segment request: the namespace and the name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.step < 1 OR segment_acquire.step > 1000000000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: step must be between 1 and 1000000000, not %',
+			segment_acquire.step
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.count < 1 OR segment_acquire.count > 100000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: count must be between 1 and 100000, not %',
+			segment_acquire.count
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.start < 0 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: start must not be negative, not %', segment_acquire.start
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	size := segment_acquire.step * segment_acquire.count;	-- at most 10^14
+	IF segment_acquire.start - 1 > 9223372036854775807 - size THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of namespace "%" cannot go past 9223372036854775807',
+			segment_acquire.name, segment_acquire.namespace
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = pg_catalog.format('%s segments of %s from %s do not fit a bigint.',
+											 segment_acquire.count, segment_acquire.step, segment_acquire.start);
+	END IF;
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+	INSERT INTO cosid.segment_counter AS c (namespace, name, last_number)
+	VALUES (segment_acquire.namespace, segment_acquire.name, segment_acquire.start - 1 + size)
+	ON CONFLICT ON CONSTRAINT segment_counter_pkey DO UPDATE
+	SET last_number = GREATEST(c.last_number, segment_acquire.start - 1) + size,
+		fetches = c.fetches + 1,
+		updated_at = pg_catalog.clock_timestamp()
+	WHERE GREATEST(c.last_number, segment_acquire.start - 1) <= 9223372036854775807 - size
+	RETURNING c.last_number INTO top;
+	IF top IS NULL THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of namespace "%" cannot go past 9223372036854775807',
+			segment_acquire.name, segment_acquire.namespace
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
+											 segment_acquire.count, segment_acquire.step);
+	END IF;
+	first := top - size + 1;
+	last := top;
+END
+$$;
+REVOKE ALL ON FUNCTION cosid.segment_acquire(text, text, bigint, bigint, integer) FROM PUBLIC;
+COMMENT ON FUNCTION cosid.segment_acquire(text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers, above every number handed out before for the namespace and name and at least start (grant EXECUTE to the role the servers connect as)';
+
+-- On every server: a segment generator with "distributor": "lease-store" has
+-- no backing sequence; every other segment generator has one.
+ALTER TABLE cosid.generator DROP CONSTRAINT generator_check;
+ALTER TABLE cosid.generator ADD CONSTRAINT generator_sequence_check
+	CHECK ((strategy = 'segment'
+			AND coalesce(lower(config ->> 'distributor'), 'local') <> 'lease-store') = (sequence IS NOT NULL));
+
+CREATE OR REPLACE VIEW cosid.generators AS
+	SELECT name, strategy, owner,
+		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
+		   CASE unit_ms WHEN 1 THEN 'ms' WHEN 1000 THEN 's' END AS unit,
+		   time_bits, node_bits, seq_bits, seq_reset_threshold,
+		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
+		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
+		   strategy <> 'cosid80'
+			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
+		   sequence,
+		   config,
+		   CASE WHEN strategy = 'segment'
+				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
+	FROM cosid.generator;

@@ -170,3 +170,81 @@ SELECT cosid_drop('orders');
 SELECT count(*) AS adopted_sequence_left FROM pg_class WHERE relname = 'orders_id_seq';
 ALTER TABLE orders ALTER id SET DEFAULT nextval('orders_id_seq');
 SELECT nextval('orders_id_seq') > 20 AS bigserial_continues;
+
+-- segments shared across servers: "distributor": "lease-store" takes segments
+-- from the lease store (cosid.lease_store, not set here), with no sequence
+CREATE ROLE cosid_dave;
+CREATE FUNCTION pg_temp.err_detail(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	d text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ': ' || SQLERRM || ' | ' || coalesce(d, '');
+END $$;
+SELECT count(*) AS sequences_before FROM pg_class WHERE relkind = 'S' \gset
+SELECT cosid_define('shared', '{"strategy": "segment", "distributor": "lease-store", "step": 20, "reserve": 3}');
+SELECT cosid_define('shared_int', '{"strategy": "segment", "distributor": "Lease-Store", "int": true, "start": 1000}');
+SELECT cosid_define('shared_daily', '{"strategy": "segment", "distributor": "lease-store", "group": "day", "zone": "Europe/Riga"}');
+SELECT cosid_define('plain', '{"strategy": "segment", "distributor": "local"}');
+SELECT count(*) - :sequences_before AS sequences_made FROM pg_class WHERE relkind = 'S';
+SELECT name, strategy, distributor, sequence IS NOT NULL AS has_sequence
+FROM cosid.generators WHERE strategy = 'segment' ORDER BY name;
+SELECT name, distributor FROM cosid.generators WHERE strategy <> 'segment' LIMIT 1;
+-- keys that do not combine with it, and values it does not take
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "distributor": "lease-store", "adopt-sequence": "orders_id_seq"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "reserve": 5}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "snowflake", "distributor": "lease-store"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "distributor": "host=evil.example dbname=x"}')$$);
+SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "distributor": "lease-store", "reserve": 0}')$$);
+SELECT count(*) AS nothing_bad_was_stored FROM cosid.generator WHERE name = 'bad';
+-- the catalog holds no lease-store generator with a sequence, nor a local one without
+SELECT pg_temp.err($$UPDATE cosid.generator SET sequence = NULL WHERE name = 'plain'$$);
+SET ROLE cosid_dave;
+SELECT pg_temp.err($$UPDATE cosid.generator SET config = config - 'distributor' WHERE name = 'shared'$$);
+RESET ROLE;
+-- no store configured: nothing to issue, 55000 naming the store and why
+SELECT pg_temp.err_detail($$SELECT cosid_next('shared')$$);
+SELECT pg_temp.err_detail($$SELECT cosid_next_text('shared_daily')$$);
+SELECT pg_temp.err_detail($$SELECT count(*) FROM cosid_next_many('shared_int', 10)$$);
+SELECT issued, segment_fetches FROM cosid_stats WHERE name = 'shared';
+-- alter: the step and reserve may change; the distributor may not
+SELECT cosid_alter('shared', '{"step": 50, "reserve": 7}');
+SELECT config->'step' AS step, config->'reserve' AS reserve FROM cosid.generator WHERE name = 'shared';
+SELECT pg_temp.err($$SELECT cosid_alter('shared', '{"distributor": "local"}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('shared', '{"distributor": null}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('shared', '{"distributor": "local", "reserve": null}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('plain', '{"distributor": "lease-store"}')$$);
+SELECT pg_temp.err($$SELECT cosid_alter('plain', '{"reserve": 2}')$$);
+-- the connection string is the superuser's: an ordinary role can neither set
+-- nor read it
+SET ROLE cosid_dave;
+SELECT pg_temp.err($$SET cosid.lease_store = 'host=evil.example'$$);
+-- (the message differs between versions: the SQLSTATE and the setting's name)
+SELECT left(pg_temp.err($$SELECT current_setting('cosid.lease_store')$$), 5) AS sqlstate,
+       pg_temp.err($$SELECT current_setting('cosid.lease_store')$$) LIKE '%"cosid.lease_store"' AS names_it;
+SELECT pg_temp.err($$SELECT set_config('cosid.lease_store', 'host=evil.example', false)$$);
+SELECT count(*) AS visible_settings FROM pg_settings WHERE name = 'cosid.lease_store';
+RESET ROLE;
+-- the store side: disjoint ranges, granted to no one by default
+SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 2);
+SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 1);
+SELECT * FROM cosid.segment_acquire('default', 'shared', 10, 1000, 1);
+SELECT namespace, name, last_number, fetches FROM cosid.segment_counter;
+SET ROLE cosid_dave;
+SELECT pg_temp.err($$SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 1)$$);
+RESET ROLE;
+SELECT cosid_drop('shared');
+SELECT cosid_drop('shared_int');
+SELECT cosid_drop('shared_daily');
+SELECT cosid_drop('plain');
+SELECT count(*) - :sequences_before AS sequences_left FROM pg_class WHERE relkind = 'S';
+DROP ROLE cosid_dave;
+-- a local generator may start at 0 (the first segment is not taken for one that went back)
+SELECT cosid_define('zero', '{"strategy": "segment", "start": 0, "step": 5}');
+SELECT array_agg(n) AS from_zero FROM cosid_next_many('zero', 7) n;
+SELECT cosid_drop('zero');
+-- the next test makes a table of this name
+DROP TABLE orders;

@@ -188,6 +188,17 @@ cosid_catalog_changed(PG_FUNCTION_ARGS)
 	return PointerGetDatum(NULL);
 }
 
+void
+cosid_catalog_check_sequence(const CosidGenDef *def)
+{
+	if (def->strategy == COSID_STRATEGY_SEGMENT &&
+		def->distributor == COSID_DISTRIBUTOR_LOCAL && !OidIsValid(def->seqid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segment generator \"%s\" has lost its backing sequence", def->name),
+				 errhint("Drop the generator and define it again.")));
+}
+
 /*
  * A lookup for the hot path reads with a snapshot taken now (fresh), after
  * the caller read the shared generation, so a row it reads is never older
@@ -242,12 +253,8 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	*owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
 	stored->owner = *owner;
 	d = SPI_getbinval(tup, desc, 10, &isnull);
+	/* none: time-based, or segments from the lease store (callers check) */
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
-	if (stored->strategy == COSID_STRATEGY_SEGMENT && !OidIsValid(stored->seqid))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("segment generator \"%s\" has lost its backing sequence", name),
-				 errhint("Drop the generator and define it again.")));
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
 	stored->row_xmin = DatumGetTransactionId(SPI_getbinval(tup, desc, 12, &isnull));

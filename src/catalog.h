@@ -38,6 +38,9 @@ extern Oid	cosid_catalog_owner(void);
 extern int	cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 							   const char *nulls, bool read_only);
 
+/* 55000 when a segment generator whose segments come from its sequence has none. */
+extern void cosid_catalog_check_sequence(const CosidGenDef *def);
+
 /*
  * Read the stored row of a generator (SPI connected): its definition's
  * jsonb in *config, what the catalog's columns say in *stored (strategy,

@@ -57,4 +57,11 @@
 #define cosid_input_error(...) ereport(ERROR, __VA_ARGS__)
 #endif
 
+/* Whether this process is a background worker: a function from 17 on. */
+#if PG_VERSION_NUM >= 170000
+#define cosid_am_background_worker() AmBackgroundWorkerProcess()
+#else
+#define cosid_am_background_worker() IsBackgroundWorker
+#endif
+
 #endif							/* COSID_COMPAT_H */

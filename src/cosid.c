@@ -42,6 +42,7 @@ shmem_size(void)
 	size = add_size(size, cosid_lease_shmem_size());
 	size = add_size(size, cosid_catalog_shmem_size());
 	size = add_size(size, cosid_genstate_shmem_size());
+	size = add_size(size, cosid_segment_shmem_size());
 	return size;
 }
 
@@ -66,6 +67,7 @@ cosid_shmem_startup(void)
 	cosid_lease_shmem_init();
 	cosid_catalog_shmem_init();
 	cosid_genstate_shmem_init();
+	cosid_segment_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 	cosid_preloaded = true;
 }

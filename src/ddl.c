@@ -259,7 +259,9 @@ cosid_define(PG_FUNCTION_ARGS)
 	values[9] = ObjectIdGetDatum(GetUserId());
 	values[10] = ObjectIdGetDatum(InvalidOid);
 	nulls[10] = 'n';
-	if (def.strategy == COSID_STRATEGY_SEGMENT)
+	/* segments from the lease store need no sequence: the store counts */
+	if (def.strategy == COSID_STRATEGY_SEGMENT &&
+		def.distributor == COSID_DISTRIBUTOR_LOCAL)
 	{
 		values[10] = ObjectIdGetDatum(segment_sequence(&def, &owns));
 		nulls[10] = ' ';
@@ -297,12 +299,14 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 		else if ((old->adopt == NULL) != (new->adopt == NULL) ||
 				 (old->adopt && strcmp(old->adopt, new->adopt) != 0))
 			key = "adopt-sequence";
+		else if (old->distributor != new->distributor)
+			key = "distributor";
 		if (key)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cannot change the %s of segment generator \"%s\"", key, name),
-					 errdetail("Changing where numbers start, their period or their sequence could issue a number again."),
-					 errhint("Define a new generator instead; cosid_alter() changes the step, codec and int.")));
+					 errdetail("Changing where numbers start, their period, their sequence or their distributor could issue a number again."),
+					 errhint("Define a new generator instead; cosid_alter() changes the step, reserve, codec and int.")));
 		return;
 	}
 	else if (old->layout.epoch_ms != new->layout.epoch_ms)
@@ -373,8 +377,14 @@ cosid_alter(PG_FUNCTION_ARGS)
 	rt = cosid_codec_bind(new.codec, new.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
 	merged = cosid_codec_qualify(merged, rt);
 
-	/* a new step: the sequence hands out segments of the new size from now on */
-	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step)
+	/*
+	 * A new step: the sequence hands out segments of the new size from now
+	 * on (segments from the lease store take it from the next fetch).
+	 */
+	old.seqid = stored.seqid;
+	cosid_catalog_check_sequence(&old);
+	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step &&
+		old.distributor == COSID_DISTRIBUTOR_LOCAL)
 	{
 		Oid			seqowner;
 		CosidAsRole as;

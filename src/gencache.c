@@ -132,6 +132,7 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 	c->def.row_xmin = stored.row_xmin;
 	c->def.owner = owner;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
+	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
 	c->codec = cosid_codec_bind(c->def.codec, c->def.codec_len, &c->def, COSID_BIND_STORED, c->cxt);

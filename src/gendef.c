@@ -102,6 +102,8 @@ cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
 	StaticAssertStmt(sizeof(def->zone) == sizeof(d.zone), "zone sizes differ");
 	strlcpy(def->zone, d.zone, sizeof(def->zone));
 	def->adopt = (char *) d.adopt;	/* in this context, or NULL */
+	def->distributor = d.distributor;
+	def->reserve = d.reserve;
 	def->codec = d.codec;		/* the list's JSON text, or NULL */
 	def->codec_len = d.codec_len;
 	/* seqid, owns_sequence, row_xmin, owner: the catalog's, set by callers */

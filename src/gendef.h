@@ -35,6 +35,8 @@ typedef struct CosidGenDef
 	CosidGroup	group;
 	char		zone[64];		/* the group's zone */
 	char	   *adopt;			/* "adopt-sequence" as written, or NULL */
+	CosidDistributor distributor;	/* where segments come from */
+	int			reserve;		/* lease-store: segments kept fetched ahead */
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
 	TransactionId row_xmin;		/* the version of its catalog row */

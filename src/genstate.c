@@ -565,9 +565,8 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 	e->seg_next = 1;
 	e->seg_end = 0;
 	e->seg_period = 0;
-	e->pre_start = 1;
-	e->pre_end = 0;
-	e->pre_period = 0;
+	e->nreserve = 0;
+	e->fetched_end = PG_INT64_MIN;
 	e->fetching = false;
 	e->reserve_depth = 1;
 	e->issued = e->seq_waits = e->clock_borrows = 0;

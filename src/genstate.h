@@ -53,6 +53,16 @@ typedef struct CosidGenKey
 	char		name[NAMEDATALEN];
 } CosidGenKey;
 
+/* A range of numbers fetched for a segment generator, in one period. */
+typedef struct CosidSegRange
+{
+	int64		start;
+	int64		end;
+	int64		period;
+} CosidSegRange;
+
+#define COSID_RESERVE_RANGES 4
+
 typedef struct CosidGenEntry
 {
 	slock_t		mutex;			/* protects everything below */
@@ -70,19 +80,22 @@ typedef struct CosidGenEntry
 
 	/*
 	 * Segment generators: the current segment [seg_next, seg_end] and the
-	 * numbers fetched ahead [pre_start, pre_end] (empty when start > end; one
-	 * or more consecutive segments), each with its period (groups).  One
-	 * backend at a time fetches (fetching): it clears the flag itself, also
-	 * when it fails or exits (segment.c).
+	 * numbers fetched ahead, the reserve: up to COSID_RESERVE_RANGES ranges
+	 * in the order fetched (a range is one or more consecutive segments;
+	 * segments from the lease store are consecutive only when no other
+	 * server fetched in between), each with its period (groups).
+	 * fetched_end is the highest number ever fetched into the entry: a fetch
+	 * must give numbers above it.  One backend at a time fetches (fetching):
+	 * it clears the flag itself, also when it fails or exits (segment.c).
 	 */
 	int64		seg_next;
 	int64		seg_end;
 	int64		seg_period;
-	int64		pre_start;
-	int64		pre_end;
-	int64		pre_period;
+	CosidSegRange reserve[COSID_RESERVE_RANGES];
+	int			nreserve;
+	int64		fetched_end;
 	bool		fetching;
-	int			reserve_depth;	/* segments to keep fetched ahead (1..16):
+	int			reserve_depth;	/* a factor of the reserve kept (1..16):
 								 * doubled whenever a backend had to wait */
 
 	uint64		issued;

@@ -238,8 +238,8 @@ cosid_stats(PG_FUNCTION_ARGS)
 		values[13] = ObjectIdGetDatum(e->seqid);
 		if (!e->time_based)
 			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
-		else
-			nulls[13] = true;
+		/* no sequence: time-based, or segments from the lease store */
+		nulls[13] = !OidIsValid(e->seqid);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	LWLockRelease(cosid_gen_hash_lock);

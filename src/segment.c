@@ -1,18 +1,40 @@
 /*
  * segment.c - issuing the numbers of segment generators: segments of
- * consecutive numbers fetched from the generator's backing sequence, kept
- * in the generator's shared entry, with a reserve fetched ahead.
+ * consecutive numbers fetched from the generator's distributor, kept in the
+ * generator's shared entry, with a reserve fetched ahead.
  *
- * One backend at a time fetches for an entry (its fetching flag).  A fetch
- * makes the segment durable (nextval, so the WAL has it) before any of its
- * numbers is handed out.  Periodic generators ("group") take their period
+ * Two distributors ("distributor" in the definition):
+ * - "local" (the default): the generator's backing sequence.  A fetch makes
+ *   the segment durable (nextval, then the WAL is flushed) before any of
+ *   its numbers is handed out.
+ * - "lease-store": the lease store (cosid.lease_store), shared by every
+ *   server of the namespace (cosid.namespace), as CosId's segment
+ *   distributor shares segments across application instances.  One call of
+ *   cosid.segment_acquire there gives this server a range no other server
+ *   ever gets, committed durably before it answers; nothing is written here
+ *   (so it works on a hot standby), and a crash loses at most the reserve:
+ *   a gap, never a repeat.  Each backend that fetches keeps its own
+ *   connection to the store; every wait has a deadline and answers cancel.
+ *   While the store does not answer, numbers come from the reserve
+ *   ("reserve" segments, more after waits); once it is used up, 55000
+ *   naming the store and its last error.  After a failed fetch no backend
+ *   asks the store again for a short back-off (100 ms doubling to 2 s), so
+ *   calls fail at once instead of each waiting on it; issuing resumes by
+ *   itself when the store answers again.
+ *
+ * One backend at a time fetches for an entry (its fetching flag), outside
+ * the entry's spinlock.  Periodic generators ("group") take their period
  * from the clock in the group's zone (cosid.debug_now for tests).
  *
- * Owns: the fetch, the fetching flag of this backend, cosid.debug_now.
+ * Owns: the fetch, the fetching flag of this backend, this backend's
+ * connection to the store, the store's state as fetches saw it (shared:
+ * failures, back-off, last error), cosid.debug_now.
  * Must not: read the catalog (gencache.c does) or issue time-based ids.
  */
 #include "segment.h"
 #include "gencache.h"
+#include "slot.h"
+#include "store.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -20,6 +42,8 @@
 #include "commands/sequence.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/memutils.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/guc.h"
@@ -38,6 +62,211 @@ cosid_segment_define_settings(void)
 							   "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							   NULL, NULL, NULL);
+}
+
+/* ---------- the lease store, as segment fetches see it ---------- */
+
+#define BACKOFF_MIN_MS	100
+#define BACKOFF_MAX_MS	2000
+
+/*
+ * Shared by every backend: whether the last fetch from the store worked,
+ * when the next may be tried, and why the last one failed.  Read and
+ * written under lock, never while an entry's spinlock is held.
+ */
+typedef struct StoreState
+{
+	slock_t		lock;
+	int			failures;		/* consecutive failed fetches; 0: the last
+								 * one worked */
+	int64		retry_at_ms;	/* no fetch from the store before this */
+	char		last_error[256];
+} StoreState;
+
+static StoreState *store_state = NULL;
+
+Size
+cosid_segment_shmem_size(void)
+{
+	return MAXALIGN(sizeof(StoreState));
+}
+
+/* Called under AddinShmemInitLock. */
+void
+cosid_segment_shmem_init(void)
+{
+	bool		found;
+
+	store_state = ShmemInitStruct("cosid segment store", sizeof(StoreState), &found);
+	if (!found)
+	{
+		memset(store_state, 0, sizeof(StoreState));
+		SpinLockInit(&store_state->lock);
+	}
+}
+
+/* This backend's connection to the store, and the setting it was made with. */
+static PGconn *store_conn = NULL;
+static char *store_conninfo = NULL;
+
+static void
+store_disconnect(void)
+{
+	cosid_store_disconnect(store_conn);
+	store_conn = NULL;
+}
+
+/* Whether a fetch from the store may be tried now (no back-off running). */
+static bool
+store_may_try(void)
+{
+	int64		now = (int64) cosid_now_ms();
+	bool		may;
+
+	SpinLockAcquire(&store_state->lock);
+	may = store_state->failures == 0 || now >= store_state->retry_at_ms;
+	SpinLockRelease(&store_state->lock);
+	return may;
+}
+
+/* Whether the last fetch from the store failed. */
+static bool
+store_failing(void)
+{
+	bool		failing;
+
+	SpinLockAcquire(&store_state->lock);
+	failing = store_state->failures > 0;
+	SpinLockRelease(&store_state->lock);
+	return failing;
+}
+
+/* A fetch worked (err NULL) or failed: record it, log a change. */
+static void
+store_record(const char *name, const char *err)
+{
+	int			before;
+	int64		now = (int64) cosid_now_ms();
+
+	SpinLockAcquire(&store_state->lock);
+	before = store_state->failures;
+	if (err == NULL)
+		store_state->failures = 0;
+	else
+	{
+		int			shift = Min(before, 5);
+
+		store_state->failures = before + 1;
+		store_state->retry_at_ms = now + Min(BACKOFF_MIN_MS << shift, BACKOFF_MAX_MS);
+		strlcpy(store_state->last_error, err, sizeof(store_state->last_error));
+	}
+	SpinLockRelease(&store_state->lock);
+	if (err != NULL && before == 0)
+		ereport(LOG,
+				(errmsg("cosid could not fetch segments of generator \"%s\" from the lease store: %s",
+						name, err),
+				 errdetail("Segment generators with \"distributor\": \"lease-store\" issue from their reserve until it answers again.")));
+	else if (err == NULL && before > 0)
+		ereport(LOG,
+				(errmsg("cosid fetches segments from the lease store again, after %d failed attempts",
+						before)));
+}
+
+/* 55000: nothing left, and the store does not answer. */
+static void
+report_store_away(CosidGenCache *c)
+{
+	char		why[256];
+
+	SpinLockAcquire(&store_state->lock);
+	strlcpy(why, store_state->last_error, sizeof(why));
+	SpinLockRelease(&store_state->lock);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("segment generator \"%s\" has used up its reserve and the lease store does not answer",
+					c->def.name),
+			 errdetail("Last error: %s", why[0] ? why : "(none)"),
+			 errhint("Its segments come from the lease store (cosid.lease_store); numbers are issued again as soon as it answers.")));
+}
+
+/*
+ * Ask the store for count segments, at or above start: true with the range;
+ * false with err filled in when the store could not be reached, did not
+ * answer in time, or refused for a reason of its own (read-only, an older
+ * cosid): an outage, as far as this server can tell.  A counter used up is
+ * raised here (22003).  Parameters only: no SQL text is made from a name.
+ */
+static bool
+store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *last,
+			  char *err, size_t errlen)
+{
+	char		step_s[32];
+	char		start_s[32];
+	char		count_s[16];
+	const char *params[5] = {cosid_namespace, c->def.name, step_s, start_s, count_s};
+
+	snprintf(step_s, sizeof(step_s), INT64_FORMAT, c->def.step);
+	snprintf(start_s, sizeof(start_s), INT64_FORMAT, start);
+	snprintf(count_s, sizeof(count_s), "%d", count);
+	for (int attempt = 0;; attempt++)
+	{
+		bool		fresh = false;
+		char		sqlstate[6];
+		PGresult   *res;
+
+		/* a broken connection, or one to a store the setting no longer names */
+		if (store_conn != NULL &&
+			(PQstatus(store_conn) != CONNECTION_OK ||
+			 strcmp(store_conninfo, cosid_lease_store) != 0))
+			store_disconnect();
+		if (store_conn == NULL)
+		{
+			store_conn = cosid_store_connect(cosid_lease_store, err, errlen);
+			if (store_conn == NULL)
+				return false;
+			fresh = true;
+			if (store_conninfo != NULL)
+				pfree(store_conninfo);
+			store_conninfo = MemoryContextStrdup(TopMemoryContext, cosid_lease_store);
+		}
+		res = cosid_store_run(store_conn,
+							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5)",
+							  5, params, "1.2", err, errlen, sqlstate);
+		if (res != NULL)
+		{
+			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
+				!PQgetisnull(res, 0, 0) && !PQgetisnull(res, 0, 1);
+
+			if (ok)
+			{
+				*first = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
+				*last = strtoi64(PQgetvalue(res, 0, 1), NULL, 10);
+				ok = *last - *first + 1 == c->def.step * count;
+			}
+			PQclear(res);
+			if (ok)
+				return true;
+			snprintf(err, errlen, "the lease store gave an unexpected answer to cosid.segment_acquire");
+			store_disconnect();
+			return false;
+		}
+		if (sqlstate[0] != '\0' && PQtransactionStatus(store_conn) == PQTRANS_IDLE)
+		{
+			/* the store answered, with an error */
+			if (strcmp(sqlstate, "22003") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("segment generator \"%s\" has used up its numbers in the lease store",
+								c->def.name),
+						 errdetail("%s", err)));
+			return false;
+		}
+		/* no answer: the statement may still be running there */
+		store_disconnect();
+		/* a connection that broke while idle (the store restarted): once more */
+		if (fresh || attempt > 0)
+			return false;
+	}
 }
 
 /*
@@ -69,6 +298,7 @@ static void
 clear_fetching_at_exit(int code, Datum arg)
 {
 	clear_fetching();
+	store_disconnect();
 }
 
 static void
@@ -135,112 +365,229 @@ sequence_increment(Oid seqid)
 	return inc;
 }
 
+/* Numbers in the reserve (entry's spinlock held). */
+static int64
+reserve_numbers(const CosidGenEntry *e)
+{
+	int64		n = 0;
+
+	for (int i = 0; i < e->nreserve; i++)
+		n += e->reserve[i].end - e->reserve[i].start + 1;
+	return n;
+}
+
 /*
- * Fetch the next segment from the backing sequence (this backend holds the
- * entry's fetching flag) and make it durable before any of its numbers is
- * handed out.  For a group, a sequence still in an older period jumps to
- * the start of this one.
+ * A fetched range into the entry (its spinlock held): the current segment
+ * when nothing is left, else the reserve, joined to its last range when
+ * consecutive.  The caller made sure there is room.
  */
 static void
-fetch_segment(CosidGenCache *c, int64 period)
+add_range(CosidGenEntry *e, int64 start, int64 end, int64 period)
 {
-	CosidGenEntry *e = c->entry;
-	volatile int64 end = 0;		/* set inside PG_TRY, read after it */
-	volatile int64 inc = 0;
-	volatile int64 seg_period = 0;
-	int64		start;
+	CosidSegRange *last = e->nreserve > 0 ? &e->reserve[e->nreserve - 1] : NULL;
+
+	if (e->seg_next > e->seg_end && e->nreserve == 0)
+	{
+		e->seg_next = start;
+		e->seg_end = end;
+		e->seg_period = period;
+	}
+	else if (last != NULL && start == last->end + 1 && period == last->period)
+		last->end = end;
+	else if (e->nreserve < COSID_RESERVE_RANGES)
+	{
+		e->reserve[e->nreserve].start = start;
+		e->reserve[e->nreserve].end = end;
+		e->reserve[e->nreserve].period = period;
+		e->nreserve++;
+	}
+	/* else: no room (cannot happen: fetches wait for room); a gap */
+}
+
+/* Ranges of the reserve from a period before this one go (lock held). */
+static void
+drop_old_ranges(CosidGenEntry *e, int64 period)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < e->nreserve; i++)
+		if (e->reserve[i].period >= period)
+			e->reserve[kept++] = e->reserve[i];
+	e->nreserve = kept;
+}
+
+/* The first range of the reserve becomes the current segment (lock held). */
+static void
+next_range(CosidGenEntry *e)
+{
+	e->seg_next = e->reserve[0].start;
+	e->seg_end = e->reserve[0].end;
+	e->seg_period = e->reserve[0].period;
+	e->nreserve--;
+	memmove(&e->reserve[0], &e->reserve[1], sizeof(CosidSegRange) * e->nreserve);
+}
+
+/*
+ * Numbers from the local backing sequence: the end of the next segment
+ * (nextval), durable before it is used.  For a group, a sequence still in an
+ * older period jumps to the start of this one.
+ */
+static void
+fetch_local(CosidGenCache *c, int64 period, int64 *start, int64 *end)
+{
+	int64		inc;
 
 	if (RecoveryInProgress())
-	{
-		clear_fetching();
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("segment generator \"%s\" cannot allocate numbers on a hot standby", c->def.name),
 				 errdetail("Its numbers come from a sequence, which only the primary can advance."),
-				 errhint("Issue its numbers on the primary, or use a time-based generator here.")));
+				 errhint("Issue its numbers on the primary, use \"distributor\": \"lease-store\", or use a time-based generator here.")));
+	*end = nextval_internal(c->def.seqid, false);
+	/* the sequence's own increment: a step changed since this call site
+	 * looked cannot make segments overlap */
+	inc = sequence_increment(c->def.seqid);
+	if (c->def.group != COSID_GROUP_NONE)
+	{
+		int64		scale = cosid_group_scale(c->def.group);
+		int64		base = period * scale + c->def.start - 1;
+
+		if (*end - inc + 1 <= base)
+		{
+			*end = base + inc;
+			sequence_jump(c->def.seqid, *end);
+		}
 	}
+	*start = *end - inc + 1;
+	/* never hand out a number a crash could give again */
+	XLogFlush(XactLastRecEnd);
+}
+
+/*
+ * Fetch segments (this backend holds the entry's fetching flag) and put
+ * them into the entry; count is how many segments the store is asked for.
+ * false: the lease store did not answer (or is backing off), nothing
+ * fetched.  Errors (and a cancel) clear the flag and drop the store
+ * connection, whose statement may still be in flight.
+ */
+static bool
+fetch_segment(CosidGenCache *c, int64 period, int count)
+{
+	CosidGenEntry *e = c->entry;
+	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+	volatile bool fetched = false;
+	volatile int64 start = 0;	/* set inside PG_TRY, read after it */
+	volatile int64 end = 0;
+	volatile int64 seg_period = 0;
+	char		err[512];
+
+	err[0] = '\0';
 	PG_TRY();
 	{
-		end = nextval_internal(c->def.seqid, false);
-		/* the sequence's own increment: a step changed since this call site
-		 * looked cannot make segments overlap */
-		inc = sequence_increment(c->def.seqid);
-		if (c->def.group != COSID_GROUP_NONE)
+		if (!shared)
+		{
+			int64		s,
+						t;
+
+			fetch_local(c, period, &s, &t);
+			start = s;
+			end = t;
+			fetched = true;
+		}
+		else if (!store_may_try())
+			snprintf(err, sizeof(err), "backing off");
+		else
+		{
+			int64		s = 0,
+						t = 0;
+			int64		floor = c->def.start;
+
+			/* a group's numbers carry their period: at least this period's first */
+			if (c->def.group != COSID_GROUP_NONE)
+				floor = period * cosid_group_scale(c->def.group) + c->def.start;
+			fetched = store_acquire(c, floor, count, &s, &t, err, sizeof(err));
+			start = s;
+			end = t;
+			store_record(c->def.name, fetched ? NULL : err);
+		}
+		if (fetched && c->def.group != COSID_GROUP_NONE)
 		{
 			int64		scale = cosid_group_scale(c->def.group);
-			int64		base = period * scale + c->def.start - 1;
 
-			if (end - inc + 1 <= base)
-			{
-				end = base + inc;
-				sequence_jump(c->def.seqid, end);
-			}
 			seg_period = end / scale;
-			if ((end - inc + 1) / scale != seg_period)
+			if (start / scale != seg_period)
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("generator \"%s\" has used up the numbers of period " INT64_FORMAT,
-								c->def.name, (end - inc + 1) / scale),
+								c->def.name, start / scale),
 						 errdetail("A period holds " INT64_FORMAT " numbers.", scale - 1)));
 		}
-		/* never hand out a number a crash could give again */
-		XLogFlush(XactLastRecEnd);
 	}
 	PG_CATCH();
 	{
 		clear_fetching();
+		if (shared)
+			store_disconnect();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 
-	start = end - inc + 1;
 	fetch_entry = NULL;
 	SpinLockAcquire(&e->mutex);
 	if (e->tag != c->entry_tag)
 	{
-		/* freed meanwhile (dropped or altered): these numbers go unused */
+		/* freed meanwhile (dropped or altered): these numbers go unused;
+		 * the caller attaches again */
 		SpinLockRelease(&e->mutex);
-		return;
+		return true;
 	}
 	e->fetching = false;
-	e->last_used_ms = (int64) cosid_now_ms();
-	if (start <= Max(e->seg_end, e->pre_end))
+	if (!fetched)
 	{
 		SpinLockRelease(&e->mutex);
+		return false;
+	}
+	e->last_used_ms = (int64) cosid_now_ms();
+	if (start <= e->fetched_end)
+	{
+		int64		before = e->fetched_end;
+
+		SpinLockRelease(&e->mutex);
+		if (shared)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the lease store's counter of generator \"%s\" went back", c->def.name),
+					 errdetail("It gave " INT64_FORMAT " after numbers up to " INT64_FORMAT " were handed out.",
+							   (int64) start, before),
+					 errhint("The store lost committed data (restored from an old backup, or failed over to a standby that lagged); set its cosid.segment_counter row above the numbers in use.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the backing sequence of generator \"%s\" went back", c->def.name),
 				 errdetail("It gave " INT64_FORMAT " after numbers up to " INT64_FORMAT " were handed out.",
-						   start, Max(e->seg_end, e->pre_end)),
+						   (int64) start, before),
 				 errhint("Something other than the generator changed the sequence; set it above the numbers in use.")));
 	}
-	if (e->pre_start <= e->pre_end && start == e->pre_end + 1 && seg_period == e->pre_period)
-		e->pre_end = end;		/* the reserve grows: segments are consecutive */
-	else if (e->seg_next <= e->seg_end)
-	{
-		e->pre_start = start;
-		e->pre_end = end;
-		e->pre_period = seg_period;
-	}
-	else
-	{
-		e->seg_next = start;
-		e->seg_end = end;
-		e->seg_period = seg_period;
-	}
+	e->fetched_end = end;
+	add_range(e, start, end, seg_period);
 	e->segment_fetches++;
 	SpinLockRelease(&e->mutex);
+	return true;
 }
 
 /*
- * Hand out up to n numbers (n >= 1) from the shared segments, keeping the
- * next segment fetched ahead of time so that callers do not wait on a fetch
- * in the steady state.  Returns how many (at least one).
+ * Hand out up to n numbers (n >= 1) from the shared segments, keeping a
+ * reserve fetched ahead of time so that callers do not wait on a fetch in
+ * the steady state: a local generator fetches one segment when fewer than
+ * reserve_depth segments are left; a lease-store one fetches, when fewer
+ * than half its target are left (the "reserve" times reserve_depth
+ * segments), as many as bring it back to the target, in one call.  Returns
+ * how many (at least one).
  */
 size_t
 cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 {
 	CosidGenEntry *e = c->entry;
+	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 	size_t		got = 0;
 	bool		counted_wait = false;
 	int			spins = 0;
@@ -252,7 +599,11 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		int64		period = c->def.group != COSID_GROUP_NONE ? current_period(c) : 0;
 		bool		fetch = false;
 		bool		wait = false;
+		int			count = 1;
 		size_t		before = got;
+		int64		left;
+		int64		target;
+		int64		low;
 
 		SpinLockAcquire(&e->mutex);
 		if (unlikely(e->tag != c->entry_tag))
@@ -261,6 +612,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			SpinLockRelease(&e->mutex);
 			cosid_gencache_reattach(c);
 			e = c->entry;
+			shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 			continue;
 		}
 		/* the statement's start: no clock read on this path */
@@ -272,31 +624,37 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			e->seg_next = e->seg_end + 1;
 			e->seg_period = period;
 		}
-		if (period > e->pre_period && e->pre_start <= e->pre_end)
-			e->pre_start = e->pre_end + 1;
-		while (got < n && e->seg_next <= e->seg_end)
-			out[got++] = e->seg_next++;
-		if (got < n && e->pre_start <= e->pre_end)
+		if (e->nreserve > 0 && period > e->reserve[0].period)
+			drop_old_ranges(e, period);
+		for (;;)
 		{
-			e->seg_next = e->pre_start;
-			e->seg_end = e->pre_end;
-			e->seg_period = e->pre_period;
-			e->pre_start = e->pre_end + 1;
 			while (got < n && e->seg_next <= e->seg_end)
 				out[got++] = e->seg_next++;
+			if (got == n || e->nreserve == 0)
+				break;
+			next_range(e);
 		}
+
 		/*
-		 * Keep reserve_depth segments fetched ahead: fetch as soon as the
-		 * reserve is smaller (the depth grows when someone had to wait).
+		 * Keep the reserve: fetch as soon as it is below its low mark (the
+		 * depth grows when someone had to wait).
 		 */
-		if (!e->fetching &&
-			(e->pre_start > e->pre_end ? 0 : e->pre_end - e->pre_start + 1) <
-			c->def.step * e->reserve_depth)
+		left = reserve_numbers(e);
+		if (shared)
+		{
+			target = Min((int64) c->def.reserve * e->reserve_depth, 100000);
+			low = (target + 1) / 2;
+		}
+		else
+			target = low = e->reserve_depth;
+		if (!e->fetching && e->nreserve < COSID_RESERVE_RANGES && left < c->def.step * low)
 		{
 			e->fetching = true;
 			fetch_entry = e;
 			fetch_tag = e->tag;
 			fetch = true;
+			if (shared)
+				count = (int) Max(target - left / c->def.step, 1);
 		}
 		else if (got == 0)
 		{
@@ -313,12 +671,24 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		SpinLockRelease(&e->mutex);
 
 		if (fetch)
-			fetch_segment(c, period);
+		{
+			if (!fetch_segment(c, period, count))
+			{
+				/* the lease store did not answer: the reserve carries on */
+				if (got > 0)
+					return got;
+				report_store_away(c);
+			}
+		}
 		if (got > 0 && (got == n || !fetch))
 			return got;
 		if (wait)
 		{
-			/* another backend is fetching: it takes microseconds */
+			/* the store is not answering: do not wait on another's attempt */
+			if (shared && store_failing())
+				report_store_away(c);
+			/* another backend is fetching: it takes microseconds (a local
+			 * sequence) or a round trip (the store) */
 			if (++spins < 1000)
 			{
 				pg_spin_delay();
@@ -328,4 +698,3 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		}
 	}
 }
-

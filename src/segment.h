@@ -12,6 +12,10 @@ extern char *cosid_debug_now;
 
 extern void cosid_segment_define_settings(void);
 
+/* The lease store's state as segment fetches saw it (shared memory). */
+extern Size cosid_segment_shmem_size(void);
+extern void cosid_segment_shmem_init(void);
+
 /*
  * Hand out up to n (>= 1) numbers of a segment generator into out; returns
  * how many (at least one).

@@ -76,14 +76,14 @@ cosid_slot_define_settings(void)
 							   PGC_POSTMASTER, 0,
 							   check_slot, NULL, NULL);
 	DefineCustomStringVariable("cosid.namespace",
-							   "Slots are unique within a namespace.",
+							   "Slots, and the segments of generators shared through the lease store, are unique within a namespace.",
 							   NULL,
 							   &cosid_namespace,
 							   "default",
 							   PGC_POSTMASTER, 0,
 							   NULL, NULL, NULL);
 	DefineCustomStringVariable("cosid.lease_store",
-							   "libpq connection string of the PostgreSQL that keeps the slot leases (cosid.slot = 'lease').",
+							   "libpq connection string of the PostgreSQL that keeps the slot leases (cosid.slot = 'lease') and shared segments (\"distributor\": \"lease-store\").",
 							   NULL,
 							   &cosid_lease_store,
 							   "",

@@ -1,6 +1,12 @@
 /*
  * store.c - the libpq client of the lease store (see store.h).
  *
+ * Used by the slot worker (slot_lease.c) and by backends that fetch shared
+ * segments (segment.c).  In a backend every wait also answers query cancel
+ * and termination (CHECK_FOR_INTERRUPTS): the error leaves the statement
+ * in flight, so the caller drops that connection; a connection being made
+ * is closed here.
+ *
  * Owns: connecting with a deadline, running one statement with a deadline,
  * making libpq's messages one line.  Must not: interpret results (its
  * callers do) or block without a deadline.
@@ -62,6 +68,9 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 						   PQsocket(conn), (long) left, PG_WAIT_EXTENSION);
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
+	/* a backend (segment fetches): cancel and terminate end the wait */
+	if (!cosid_am_background_worker())
+		CHECK_FOR_INTERRUPTS();
 	if (ShutdownRequestPending && !draining)
 	{
 		snprintf(err, errlen, "shutting down");
@@ -85,7 +94,7 @@ static PGconn *
 store_connect(const char *conninfo, char *err, size_t errlen)
 {
 	PGconn	   *conn;
-	PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+	volatile PostgresPollingStatusType status = PGRES_POLLING_WRITING;
 	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
 
 	if (conninfo == NULL || conninfo[0] == '\0')
@@ -105,16 +114,30 @@ store_connect(const char *conninfo, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	while (PQstatus(conn) != CONNECTION_BAD &&
-		   status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
+	/* libpq's memory is malloc'd: an error (a cancel) must not leak it */
+	PG_TRY();
 	{
-		if (!wait_socket(conn, status == PGRES_POLLING_READING ?
-						 WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline, err, errlen))
+		while (PQstatus(conn) != CONNECTION_BAD &&
+			   status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
 		{
-			cosid_store_disconnect(conn);
-			return NULL;
+			if (!wait_socket(conn, status == PGRES_POLLING_READING ?
+							 WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline, err, errlen))
+				break;
+			status = PQconnectPoll(conn);
 		}
-		status = PQconnectPoll(conn);
+	}
+	PG_CATCH();
+	{
+		cosid_store_disconnect(conn);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (PQstatus(conn) != CONNECTION_BAD &&
+		status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
+	{
+		/* gave up waiting: err says why */
+		cosid_store_disconnect(conn);
+		return NULL;
 	}
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
@@ -126,46 +149,60 @@ store_connect(const char *conninfo, char *err, size_t errlen)
 }
 
 /*
- * Run one statement; the last result, or NULL with err filled in (and
- * *lost set when the store said the lease is no longer ours: 55000).  A
- * store whose cosid predates the 1.1 lease functions (no such function or
- * column) is named as such.
+ * Run one statement; the last result, or NULL with err filled in and
+ * sqlstate set to the store's SQLSTATE when it answered with an error ("" when
+ * it did not answer).  A store whose cosid predates the functions called (no
+ * such function or column) is named as such, with the version needed.
  */
 static PGresult *
 store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
-		   char *err, size_t errlen, bool *lost)
+		   const char *needs_version, char *err, size_t errlen, char *sqlstate)
 {
-	PGresult   *res;
-	PGresult   *last = NULL;
+	PGresult   *volatile last = NULL;
 	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
+	bool		answered = true;
 
-	*lost = false;
+	sqlstate[0] = '\0';
 	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
 	{
 		snprintf(err, errlen, "could not send to the lease store: %s", PQerrorMessage(conn));
 		return NULL;
 	}
-	for (;;)
+	PG_TRY();
 	{
-		while (PQisBusy(conn))
+		for (;;)
 		{
-			if (!wait_socket(conn, WL_SOCKET_READABLE, deadline, err, errlen))
+			PGresult   *res;
+
+			while (answered && PQisBusy(conn))
 			{
-				PQclear(last);
-				return NULL;
+				if (!wait_socket(conn, WL_SOCKET_READABLE, deadline, err, errlen))
+					answered = false;
+				else if (!PQconsumeInput(conn))
+				{
+					snprintf(err, errlen, "lost the lease store: %s", PQerrorMessage(conn));
+					answered = false;
+				}
 			}
-			if (!PQconsumeInput(conn))
-			{
-				snprintf(err, errlen, "lost the lease store: %s", PQerrorMessage(conn));
-				PQclear(last);
-				return NULL;
-			}
+			if (!answered)
+				break;
+			res = PQgetResult(conn);
+			if (res == NULL)
+				break;
+			PQclear(last);
+			last = res;
 		}
-		res = PQgetResult(conn);
-		if (res == NULL)
-			break;
+	}
+	PG_CATCH();
+	{
 		PQclear(last);
-		last = res;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!answered)
+	{
+		PQclear(last);
+		return NULL;
 	}
 	if (last == NULL || PQresultStatus(last) != PGRES_TUPLES_OK)
 	{
@@ -173,10 +210,13 @@ store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params
 		bool		outdated = state != NULL &&
 			(strcmp(state, "42883") == 0 || strcmp(state, "42703") == 0);
 
-		snprintf(err, errlen, "the lease store refused%s: %s",
-				 outdated ? " (its cosid must be 1.1 or later: ALTER EXTENSION cosid UPDATE there)" : "",
+		snprintf(err, errlen, "the lease store refused%s%s%s: %s",
+				 outdated ? " (its cosid must be " : "",
+				 outdated ? needs_version : "",
+				 outdated ? " or later: ALTER EXTENSION cosid UPDATE there)" : "",
 				 last ? PQresultErrorMessage(last) : PQerrorMessage(conn));
-		*lost = state != NULL && strcmp(state, "55000") == 0;
+		if (state != NULL)
+			strlcpy(sqlstate, state, 6);
 		PQclear(last);
 		return NULL;
 	}
@@ -197,7 +237,21 @@ PGresult *
 cosid_store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
 				 char *err, size_t errlen, bool *lost)
 {
-	PGresult   *res = store_exec(conn, sql, nparams, params, err, errlen, lost);
+	char		sqlstate[6];
+	PGresult   *res = store_exec(conn, sql, nparams, params, "1.1", err, errlen, sqlstate);
+
+	*lost = strcmp(sqlstate, "55000") == 0;
+	if (res == NULL)
+		drop_newline(err);
+	return res;
+}
+
+PGresult *
+cosid_store_run(PGconn *conn, const char *sql, int nparams, const char *const *params,
+				const char *needs_version, char *err, size_t errlen, char *sqlstate)
+{
+	PGresult   *res = store_exec(conn, sql, nparams, params, needs_version, err, errlen,
+								 sqlstate);
 
 	if (res == NULL)
 		drop_newline(err);

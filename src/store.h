@@ -1,11 +1,13 @@
 /*
  * store.h - a libpq client for the lease store (cosid.lease_store), for
  * processes that must stay responsive: every wait has a deadline
- * (COSID_STORE_TIMEOUT_MS) and ends early when the process is asked to shut
- * down, unless it is draining (giving a slot back on the way out).
+ * (COSID_STORE_TIMEOUT_MS) and ends early when the slot worker is asked to
+ * shut down, unless it is draining (giving a slot back on the way out); in a
+ * backend, a cancel or termination ends it with an ERROR, after which the
+ * caller must drop the connection (a statement may be in flight).
  *
  * Owns: the connection and statement mechanics.  Must not: know what the
- * statements mean (slot_lease.c does).
+ * statements mean (slot_lease.c and segment.c do).
  */
 #ifndef COSID_STORE_H
 #define COSID_STORE_H
@@ -27,6 +29,17 @@ extern void cosid_store_disconnect(PGconn *conn);
 extern PGresult *cosid_store_exec(PGconn *conn, const char *sql, int nparams,
 								  const char *const *params, char *err, size_t errlen,
 								  bool *lost);
+
+/*
+ * Run one statement; the last result, or NULL with err filled in (one line)
+ * and sqlstate (6 bytes) set to the store's SQLSTATE when it answered with an
+ * error, "" when it did not answer in time or the connection broke.
+ * needs_version: the cosid version the statement needs on the store, named
+ * in err when the store lacks the function.
+ */
+extern PGresult *cosid_store_run(PGconn *conn, const char *sql, int nparams,
+								 const char *const *params, const char *needs_version,
+								 char *err, size_t errlen, char *sqlstate);
 
 /* From now on a shutdown request does not cut waits short. */
 extern void cosid_store_drain(void);

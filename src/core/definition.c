@@ -31,7 +31,7 @@
 static const char *const known_keys[] = {
 	"strategy", "layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
 	"seq-reset-threshold", "clock-regression", "codec", "int", "uncertainty-bits",
-	"step", "start", "group", "zone", "adopt-sequence",
+	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve",
 	NULL
 };
 
@@ -41,7 +41,7 @@ static const char *const time_keys[] = {
 	"seq-reset-threshold", "clock-regression", "uncertainty-bits", NULL
 };
 static const char *const segment_keys[] = {
-	"step", "start", "group", "zone", "adopt-sequence", NULL
+	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve", NULL
 };
 
 typedef struct DefParse
@@ -351,6 +351,7 @@ cosid_definition_parse(const char *json, size_t len,
 	const char *bad;
 	const char *time_key = NULL;
 	const char *segment_key = NULL;
+	bool		have_reserve = false;
 	int			max_bits;
 	int			total;
 
@@ -438,6 +439,28 @@ cosid_definition_parse(const char *json, size_t len,
 		{
 			if (!get_string(d, v, key, "the name of a sequence", &def.adopt))
 				return false;
+		}
+		else if (strcmp(key, "distributor") == 0)
+		{
+			const char *dist = NULL;
+
+			if (!get_string(d, v, key, "\"local\" or \"lease-store\"", &dist))
+				return false;
+			if (word_eq(dist, "local"))
+				def.distributor = COSID_DISTRIBUTOR_LOCAL;
+			else if (word_eq(dist, "lease-store"))
+				def.distributor = COSID_DISTRIBUTOR_LEASE_STORE;
+			else
+				return fail(d, key, "expected \"local\" or \"lease-store\", found \"%s\"", dist);
+		}
+		else if (strcmp(key, "reserve") == 0)
+		{
+			int64_t		r = 0;
+
+			if (!get_int(d, v, key, 1, COSID_MAX_RESERVE, &r))
+				return false;
+			def.reserve = (int) r;
+			have_reserve = true;
 		}
 		else if (strcmp(key, "layout") == 0)
 		{
@@ -536,6 +559,14 @@ cosid_definition_parse(const char *json, size_t len,
 		if (def.adopt && def.group != COSID_GROUP_NONE)
 			return fail(d, "adopt-sequence",
 						"cannot be combined with \"group\": a periodic number carries its period");
+		if (def.adopt && def.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+			return fail(d, "adopt-sequence",
+						"cannot be combined with \"distributor\": \"lease-store\" (the lease store counts the numbers, not a sequence; start above the numbers in use instead)");
+		if (have_reserve && def.distributor != COSID_DISTRIBUTOR_LEASE_STORE)
+			return fail(d, "reserve",
+						"only with \"distributor\": \"lease-store\" (a local sequence is read when a segment is needed)");
+		if (def.distributor == COSID_DISTRIBUTOR_LEASE_STORE && !have_reserve)
+			def.reserve = COSID_DEFAULT_RESERVE;
 		if (def.group != COSID_GROUP_NONE &&
 			def.start >= cosid_group_scale(def.group))
 			return fail(d, "start", "expected at most %lld for group values",

@@ -38,6 +38,17 @@ typedef enum CosidStrategy
 
 #define COSID_TIME_BASED(s) ((s) != COSID_STRATEGY_SEGMENT)
 
+/* Where a segment generator's segments come from ("distributor"). */
+typedef enum CosidDistributor
+{
+	COSID_DISTRIBUTOR_LOCAL,	/* "local": the backing sequence (default) */
+	COSID_DISTRIBUTOR_LEASE_STORE	/* "lease-store": shared across servers */
+} CosidDistributor;
+
+/* "reserve": segments kept fetched ahead from the lease store. */
+#define COSID_DEFAULT_RESERVE	10
+#define COSID_MAX_RESERVE		1000
+
 /* Bytes of a zone name with its NUL; a longer name is an unknown zone. */
 #define COSID_DEFINITION_ZONE_LEN 64
 
@@ -80,6 +91,9 @@ typedef struct CosidDefinition
 	CosidGroup	group;			/* default none */
 	char		zone[COSID_DEFINITION_ZONE_LEN];	/* default "UTC" */
 	const char *adopt;			/* "adopt-sequence" as written, or NULL */
+	CosidDistributor distributor;	/* default local */
+	int			reserve;		/* lease-store: default COSID_DEFAULT_RESERVE;
+								 * local: 0 */
 	/* the "codec" list: its JSON text as written (NUL-terminated), or NULL */
 	const char *codec;
 	size_t		codec_len;

@@ -133,14 +133,14 @@ fuzz_zone_exists};
 static const char *const known_keys[] = {
 	"strategy", "layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
 	"seq-reset-threshold", "clock-regression", "codec", "int", "uncertainty-bits",
-	"step", "start", "group", "zone", "adopt-sequence", NULL
+	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve", NULL
 };
 static const char *const time_keys[] = {
 	"layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
 	"seq-reset-threshold", "clock-regression", "uncertainty-bits", NULL
 };
 static const char *const segment_keys[] = {
-	"step", "start", "group", "zone", "adopt-sequence", NULL
+	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve", NULL
 };
 
 static bool
@@ -216,6 +216,19 @@ check_accepted(const CosidDefinition *d, const CosidJsonValue *root,
 				if (d->int32)
 					CHECK(d->start <= INT32_MAX);
 				CHECK(strcmp(d->zone, "UTC") == 0 || strlen(d->zone) % 2 == 0);
+				/* the lease store: a reserve, no adopted sequence; local: neither */
+				if (d->distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+				{
+					CHECK(d->adopt == NULL);
+					CHECK(d->reserve >= 1 && d->reserve <= COSID_MAX_RESERVE);
+					CHECK(member(root, "reserve", 7) != NULL ||
+						  d->reserve == COSID_DEFAULT_RESERVE);
+				}
+				else
+				{
+					CHECK(d->distributor == COSID_DISTRIBUTOR_LOCAL);
+					CHECK(d->reserve == 0 && member(root, "reserve", 7) == NULL);
+				}
 				break;
 			}
 		case COSID_STRATEGY_SNOWFLAKE:
@@ -235,6 +248,7 @@ check_accepted(const CosidDefinition *d, const CosidJsonValue *root,
 				CHECK(d->step == 100 && d->start == 1);
 				CHECK(d->group == COSID_GROUP_NONE && d->adopt == NULL);
 				CHECK(strcmp(d->zone, "UTC") == 0);
+				CHECK(d->distributor == COSID_DISTRIBUTOR_LOCAL && d->reserve == 0);
 				break;
 			}
 		default:
@@ -357,6 +371,13 @@ write_definition(Out *o, const CosidDefinition *d)
 			out_str(o, ", \"adopt-sequence\": ");
 			out_json_string(o, d->adopt);
 		}
+		if (d->distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+		{
+			out_str(o, ", \"distributor\": \"lease-store\"");
+			out_int(o, "reserve", d->reserve);
+		}
+		else
+			out_str(o, ", \"distributor\": \"local\"");
 	}
 	else
 	{
@@ -397,6 +418,7 @@ check_same(const CosidDefinition *a, const CosidDefinition *b)
 	CHECK(a->step == b->step && a->start == b->start && a->group == b->group);
 	CHECK(strcmp(a->zone, b->zone) == 0);
 	CHECK(same_string(a->adopt, b->adopt));
+	CHECK(a->distributor == b->distributor && a->reserve == b->reserve);
 	CHECK(same_string(a->codec, b->codec));
 	CHECK(a->codec_len == b->codec_len);
 }

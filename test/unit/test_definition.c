@@ -238,12 +238,15 @@ assert_segment_defaults(const CosidDefinition *d)
 	assert_int_equal(d->group, COSID_GROUP_NONE);
 	assert_string_equal(d->zone, "UTC");
 	assert_null(d->adopt);
+	assert_int_equal(d->distributor, COSID_DISTRIBUTOR_LOCAL);
+	assert_int_equal(d->reserve, 0);
 }
 
 #define SNOWFLAKE_EPOCH INT64_C(1577203200000)
 #define UNKNOWN_KEY "unknown key; expected one of strategy, layout, epoch, unit, " \
 	"time-bits, node-bits, seq-bits, seq-reset-threshold, clock-regression, " \
-	"codec, int, uncertainty-bits, step, start, group, zone, adopt-sequence"
+	"codec, int, uncertainty-bits, step, start, group, zone, adopt-sequence, " \
+	"distributor, reserve"
 #define NOT_SEGMENT "not a key of segment generators (it belongs to time-based ones)"
 #define ONLY_SEGMENT "only a key of segment generators (strategy \"segment\")"
 #define DURATION "expected a duration of at most 60s such as \"5ms\" or \"1s\""
@@ -736,6 +739,132 @@ test_segment_good(void **state)
 	arena_free(&a);
 	expect_error("{\"strategy\": \"segment\", \"uncertainty-bits\": 0}", "uncertainty-bits",
 				 NOT_SEGMENT);
+}
+
+/*
+ * "distributor": "lease-store" (segments shared across servers through the
+ * lease store) and its "reserve"; which keys combine with them.  Written in
+ * jsonb's key order (shorter keys first).
+ */
+#define ADOPT_DISTRIBUTOR "cannot be combined with \"distributor\": \"lease-store\" " \
+	"(the lease store counts the numbers, not a sequence; start above the numbers in use instead)"
+#define RESERVE_LOCAL "only with \"distributor\": \"lease-store\" " \
+	"(a local sequence is read when a segment is needed)"
+
+static void
+test_segment_distributor(void **state)
+{
+	Arena		a;
+	CosidDefinition d;
+
+	(void) state;
+	/* the default: the local sequence, no reserve */
+	parse_ok("{\"strategy\": \"segment\"}", &d, &a);
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LOCAL);
+	assert_int_equal(d.reserve, 0);
+	arena_free(&a);
+	parse_ok("{\"strategy\": \"segment\", \"distributor\": \"local\"}", &d, &a);
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LOCAL);
+	assert_int_equal(d.reserve, 0);
+	arena_free(&a);
+	/* local may adopt a sequence, as before */
+	parse_ok("{\"strategy\": \"segment\", \"distributor\": \"local\", "
+			 "\"adopt-sequence\": \"orders_id_seq\"}", &d, &a);
+	assert_string_equal(d.adopt, "orders_id_seq");
+	arena_free(&a);
+
+	/* the lease store, with the default reserve */
+	parse_ok("{\"strategy\": \"segment\", \"distributor\": \"lease-store\"}", &d, &a);
+	assert_int_equal(d.strategy, COSID_STRATEGY_SEGMENT);
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LEASE_STORE);
+	assert_int_equal(d.reserve, COSID_DEFAULT_RESERVE);
+	assert_int_equal(d.reserve, 10);
+	assert_int_equal(d.step, 100);
+	assert_int_equal(d.start, 1);
+	assert_null(d.adopt);
+	arena_free(&a);
+	/* words are case-insensitive, as "group" and "unit" are */
+	parse_ok("{\"strategy\": \"segment\", \"distributor\": \"Lease-Store\"}", &d, &a);
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LEASE_STORE);
+	arena_free(&a);
+	parse_ok("{\"strategy\": \"segment\", \"distributor\": \"LOCAL\"}", &d, &a);
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LOCAL);
+	arena_free(&a);
+
+	/* what combines with it: step, start, int, reserve, group, zone, codec */
+	parse_ok("{\"int\": true, \"step\": 50, \"start\": 1000, \"codec\": [{\"prefix\": \"S\"}], "
+			 "\"reserve\": 1000, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+			 &d, &a);
+	assert_true(d.int32);
+	assert_int_equal(d.step, 50);
+	assert_int_equal(d.start, 1000);
+	assert_int_equal(d.reserve, 1000);
+	assert_string_equal(d.codec, "[{\"prefix\": \"S\"}]");
+	arena_free(&a);
+	parse_ok("{\"reserve\": 1, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+			 &d, &a);
+	assert_int_equal(d.reserve, 1);
+	arena_free(&a);
+	parse_ok("{\"zone\": \"Asia/Tokyo\", \"group\": \"day\", \"start\": 9999999999, "
+			 "\"strategy\": \"segment\", \"distributor\": \"lease-store\"}", &d, &a);
+	assert_int_equal(d.group, COSID_GROUP_DAY);
+	assert_string_equal(d.zone, "Asia/Tokyo");
+	assert_int_equal(d.distributor, COSID_DISTRIBUTOR_LEASE_STORE);
+	arena_free(&a);
+	/* the "int" rules hold as for a local generator */
+	expect_error("{\"int\": true, \"start\": 2147483648, \"strategy\": \"segment\", "
+				 "\"distributor\": \"lease-store\"}", "start",
+				 "expected at most 2147483647 with \"int\": true");
+	expect_error("{\"int\": true, \"group\": \"day\", \"strategy\": \"segment\", "
+				 "\"distributor\": \"lease-store\"}", "int",
+				 "cannot be combined with \"group\": periodic numbers do not fit int4");
+
+	/* what does not: an adopted sequence, a reserve without the store */
+	expect_error("{\"strategy\": \"segment\", \"distributor\": \"lease-store\", "
+				 "\"adopt-sequence\": \"orders_id_seq\"}", "adopt-sequence", ADOPT_DISTRIBUTOR);
+	expect_error("{\"reserve\": 5, \"strategy\": \"segment\"}", "reserve", RESERVE_LOCAL);
+	expect_error("{\"reserve\": 5, \"strategy\": \"segment\", \"distributor\": \"local\"}",
+				 "reserve", RESERVE_LOCAL);
+	/* group and adopt-sequence: the older rule comes first */
+	expect_error("{\"group\": \"day\", \"strategy\": \"segment\", \"distributor\": \"lease-store\", "
+				 "\"adopt-sequence\": \"s\"}", "adopt-sequence",
+				 "cannot be combined with \"group\": a periodic number carries its period");
+
+	/* values */
+	expect_error("{\"strategy\": \"segment\", \"distributor\": \"redis\"}", "distributor",
+				 "expected \"local\" or \"lease-store\", found \"redis\"");
+	/* no connection string in a definition: the store is the server's setting */
+	expect_error("{\"strategy\": \"segment\", \"distributor\": \"host=evil dbname=x\"}",
+				 "distributor",
+				 "expected \"local\" or \"lease-store\", found \"host=evil dbname=x\"");
+	expect_error("{\"strategy\": \"segment\", \"distributor\": \"\"}", "distributor",
+				 "expected \"local\" or \"lease-store\", found \"\"");
+	expect_error("{\"strategy\": \"segment\", \"distributor\": true}", "distributor",
+				 "expected \"local\" or \"lease-store\", found a boolean");
+	expect_error("{\"strategy\": \"segment\", \"distributor\": null}", "distributor",
+				 "expected \"local\" or \"lease-store\", found null");
+	expect_error("{\"strategy\": \"segment\", \"distributor\": {\"lease-store\": 1}}",
+				 "distributor", "expected \"local\" or \"lease-store\", found an object");
+	expect_error("{\"reserve\": 0, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+				 "reserve", "expected an integer from 1 to 1000");
+	expect_error("{\"reserve\": 1001, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+				 "reserve", "expected an integer from 1 to 1000");
+	expect_error("{\"reserve\": 2.5, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+				 "reserve", "expected an integer from 1 to 1000");
+	expect_error("{\"reserve\": \"10\", \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
+				 "reserve", "expected an integer from 1 to 1000");
+	/* a bad value is reported before the strategy is known */
+	expect_error("{\"reserve\": -1, \"strategy\": \"snowflake\"}", "reserve",
+				 "expected an integer from 1 to 1000");
+
+	/* segment keys only */
+	expect_error("{\"strategy\": \"snowflake\", \"distributor\": \"lease-store\"}", "distributor",
+				 ONLY_SEGMENT);
+	expect_error("{\"distributor\": \"local\"}", "distributor", ONLY_SEGMENT);
+	expect_error("{\"reserve\": 10, \"strategy\": \"cosid80\"}", "reserve", ONLY_SEGMENT);
+	/* a time key on a shared segment generator */
+	expect_error("{\"layout\": \"SNOWFLAKE_MS\", \"strategy\": \"segment\", "
+				 "\"distributor\": \"lease-store\"}", "layout", NOT_SEGMENT);
 }
 
 static void
@@ -1312,6 +1441,7 @@ main(void)
 		cmocka_unit_test(test_epoch),
 		cmocka_unit_test(test_segment_good),
 		cmocka_unit_test(test_segment_bad),
+		cmocka_unit_test(test_segment_distributor),
 		cmocka_unit_test(test_bad_definitions),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_json_errors),
