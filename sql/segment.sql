@@ -246,5 +246,37 @@ DROP ROLE cosid_dave;
 SELECT cosid_define('zero', '{"strategy": "segment", "start": 0, "step": 5}');
 SELECT array_agg(n) AS from_zero FROM cosid_next_many('zero', 7) n;
 SELECT cosid_drop('zero');
+-- a generator whose adopted sequence went with its table says so, with 55000,
+-- once the numbers it fetched are used up
+CREATE TABLE doomed (id bigserial PRIMARY KEY);
+SELECT cosid_define('doomed', '{"strategy": "segment", "adopt-sequence": "doomed_id_seq", "step": 10}');
+SELECT cosid_next('doomed') AS first_doomed;
+DROP TABLE doomed;
+SELECT pg_temp.err($$SELECT count(cosid_next('doomed')) FROM generate_series(1, 1000)$$);
+SELECT cosid_drop('doomed');
+-- an adopted int4 sequence near its maximum: every number of the segments it
+-- gave is handed out, then the sequence's own 2200H
+CREATE TABLE small_top (id serial PRIMARY KEY);
+SELECT setval('small_top_id_seq', 2147483000);
+SELECT cosid_define('small_top', '{"strategy": "segment", "adopt-sequence": "small_top_id_seq", "step": 100, "int": true}');
+CREATE TEMP TABLE small_top_ids (id int);
+DO $$
+DECLARE
+	st text;
+BEGIN
+	LOOP
+		BEGIN
+			INSERT INTO small_top_ids VALUES (cosid_next_int('small_top'));
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE;
+			RAISE NOTICE 'stopped with %', st;
+			EXIT;
+		END;
+	END LOOP;
+END $$;
+SELECT count(*), min(id), max(id), max(id) = (SELECT last_value FROM small_top_id_seq) AS up_to_its_last
+FROM small_top_ids;
+SELECT cosid_drop('small_top');
+DROP TABLE small_top;
 -- the next test makes a table of this name
 DROP TABLE orders;

@@ -432,10 +432,40 @@ next_range(CosidGenEntry *e)
  * (nextval), durable before it is used.  For a group, a sequence still in an
  * older period jumps to the start of this one.
  */
-static void
-fetch_local(CosidGenCache *c, int64 period, int64 *start, int64 *end)
+static bool
+fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end)
 {
 	int64		inc;
+
+	/* dropped with its table (an adopted serial's): say so, not XX000 */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(c->def.seqid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segment generator \"%s\" has lost its backing sequence", c->def.name),
+				 errdetail("The sequence was dropped, perhaps with the table whose column owned it."),
+				 errhint("Drop the generator and define it again.")));
+
+	/*
+	 * A fetch ahead (the caller already has numbers): when the sequence
+	 * cannot give another segment, fetch nothing, so that the numbers already
+	 * fetched are handed out first; the fetch the next call needs raises the
+	 * sequence's own error.
+	 */
+	if (ahead_after >= 0)
+	{
+		HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
+		Form_pg_sequence seq;
+		bool		exhausted;
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for sequence %u", c->def.seqid);
+		seq = (Form_pg_sequence) GETSTRUCT(tp);
+		exhausted = !seq->seqcycle && seq->seqincrement > 0 &&
+			ahead_after > seq->seqmax - seq->seqincrement;
+		ReleaseSysCache(tp);
+		if (exhausted)
+			return false;
+	}
 
 	if (RecoveryInProgress())
 		ereport(ERROR,
@@ -461,6 +491,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 *start, int64 *end)
 	*start = *end - inc + 1;
 	/* never hand out a number a crash could give again */
 	XLogFlush(XactLastRecEnd);
+	return true;
 }
 
 /*
@@ -471,7 +502,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 *start, int64 *end)
  * connection, whose statement may still be in flight.
  */
 static bool
-fetch_segment(CosidGenCache *c, int64 period, int count)
+fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 {
 	CosidGenEntry *e = c->entry;
 	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
@@ -489,10 +520,9 @@ fetch_segment(CosidGenCache *c, int64 period, int count)
 			int64		s,
 						t;
 
-			fetch_local(c, period, &s, &t);
+			fetched = fetch_local(c, period, ahead_after, &s, &t);
 			start = s;
 			end = t;
-			fetched = true;
 		}
 		else if (!store_may_try())
 			snprintf(err, sizeof(err), "backing off");
@@ -604,6 +634,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		int64		left;
 		int64		target;
 		int64		low;
+		int64		ahead_after = -1;
 
 		SpinLockAcquire(&e->mutex);
 		if (unlikely(e->tag != c->entry_tag))
@@ -655,6 +686,8 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			fetch = true;
 			if (shared)
 				count = (int) Max(target - left / c->def.step, 1);
+			else if (got > 0)
+				ahead_after = e->fetched_end;	/* the sequence's last value, as far as we know */
 		}
 		else if (got == 0)
 		{
@@ -672,9 +705,12 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 
 		if (fetch)
 		{
-			if (!fetch_segment(c, period, count))
+			if (!fetch_segment(c, period, count, ahead_after))
 			{
-				/* the lease store did not answer: the reserve carries on */
+				/*
+				 * The lease store did not answer, or a local sequence has no
+				 * whole segment left to fetch ahead: the reserve carries on.
+				 */
 				if (got > 0)
 					return got;
 				report_store_away(c);
