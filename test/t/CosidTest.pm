@@ -547,6 +547,41 @@ sub background_workers
 	return sort @names;
 }
 
+push @EXPORT, qw(start_pgbench pglogical_set_tables);
+
+# pgbench in the background, as start_load_tx, with any pgbench options:
+#   start_pgbench($node, $script, '-c', 2, '-j', 2, '-t', 500, '-R', 250)
+# (-R paces the transactions of all clients together; a schedule that fell
+# behind is caught up, nothing is skipped).  A handle for finish_load.
+sub start_pgbench
+{
+	my ($node, $script, @options) = @_;
+	require IPC::Run;
+	my $file = $node->basedir . '/load_' . int(rand(1e9)) . '.sql';
+	open(my $fh, '>', $file) or die "could not write $file: $!";
+	print $fh "$script\n";
+	close($fh);
+	my %h = (out => '', err => '');
+	$h{run} = IPC::Run::start(
+		[ 'pgbench', '-n', @options, '-f', $file, '-h', $node->host, '-p', $node->port, 'postgres' ],
+		'>', \$h{out}, '2>', \$h{err});
+	return \%h;
+}
+
+# The tables of the node's pglogical replication sets, as
+# "set:schema.table" sorted and comma-separated ('' when there is none).
+sub pglogical_set_tables
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', q{
+		SELECT coalesce(string_agg(s.set_name || ':' || n.nspname || '.' || c.relname, ','
+				ORDER BY s.set_name, n.nspname, c.relname), '')
+		FROM pglogical.replication_set_table t
+		JOIN pglogical.replication_set s USING (set_id)
+		JOIN pg_class c ON c.oid = t.set_reloid
+		JOIN pg_namespace n ON n.oid = c.relnamespace});
+}
+
 
 # ---- README blocks that tests run (071)
 
