@@ -489,8 +489,12 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 		}
 	}
 	*start = *end - inc + 1;
-	/* never hand out a number a crash could give again */
-	XLogFlush(XactLastRecEnd);
+	/*
+	 * Never hand out a number a crash could give again.  nextval may have
+	 * written no WAL (an earlier call logged values ahead, maybe another
+	 * session's, not flushed yet): flush everything inserted so far.
+	 */
+	XLogFlush(GetXLogInsertRecPtr());
 	return true;
 }
 

@@ -217,8 +217,16 @@ cosid_worker_main(Datum arg)
 					end = new_end;
 					break;
 				case COSID_RECORD_LOST:
-					/* stop issuing at once, then take a slot again */
+
+					/*
+					 * Stop issuing at once, then take a slot again; but first
+					 * wait out every backend still inside its entry's lock
+					 * with the old window (reading where the next window may
+					 * start takes each entry's lock), so none issues under
+					 * the next slot with this window.
+					 */
 					cosid_window_close(false);
+					(void) cosid_gen_issued_bound_ms(start);
 					slot = -1;
 					end = 0;
 					continue;
