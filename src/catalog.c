@@ -31,7 +31,7 @@ PG_FUNCTION_INFO_V1(cosid_catalog_changed);
 uint64		cosid_local_generation = 1;
 
 /* bumped when a transaction that changed the catalog commits */
-static pg_atomic_uint64 *config_generation = NULL;
+pg_atomic_uint64 *cosid_catalog_generation = NULL;
 
 Size
 cosid_catalog_shmem_size(void)
@@ -45,16 +45,10 @@ cosid_catalog_shmem_init(void)
 {
 	bool		found;
 
-	config_generation = ShmemInitStruct("cosid catalog generation",
+	cosid_catalog_generation = ShmemInitStruct("cosid catalog generation",
 										sizeof(pg_atomic_uint64), &found);
 	if (!found)
-		pg_atomic_init_u64(config_generation, 1);
-}
-
-uint64
-cosid_catalog_shared_generation(void)
-{
-	return config_generation ? pg_atomic_read_u64(config_generation) : 0;
+		pg_atomic_init_u64(cosid_catalog_generation, 1);
 }
 
 static Oid
@@ -136,9 +130,9 @@ cosid_xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
-			if (config_generation)
+			if (cosid_catalog_generation)
 			{
-				pg_atomic_fetch_add_u64(config_generation, 1);
+				pg_atomic_fetch_add_u64(cosid_catalog_generation, 1);
 				cosid_gen_at_commit(true);
 			}
 			catalog_dirty = false;

@@ -13,6 +13,8 @@
 
 #include "gendef.h"
 
+#include "port/atomics.h"
+
 extern Size cosid_catalog_shmem_size(void);
 extern void cosid_catalog_shmem_init(void);
 
@@ -54,8 +56,14 @@ extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 /* This transaction changed the catalog: backends re-read at its end. */
 extern void cosid_catalog_changed_now(void);
 
-/* What cached definitions are stamped with. */
-extern uint64 cosid_catalog_shared_generation(void);
+/* What cached definitions are stamped with (read on every lookup: inline). */
+extern pg_atomic_uint64 *cosid_catalog_generation;
 extern uint64 cosid_local_generation;
+
+static inline uint64
+cosid_catalog_shared_generation(void)
+{
+	return cosid_catalog_generation ? pg_atomic_read_u64(cosid_catalog_generation) : 0;
+}
 
 #endif							/* COSID_CATALOG_H */

@@ -36,13 +36,11 @@
 #include "slot.h"
 #include "store.h"
 
-#include "access/relation.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
-#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
@@ -367,21 +365,6 @@ sequence_increment(Oid seqid)
 	return inc;
 }
 
-/* The LSN of the sequence's page: the end of the WAL record that logged it. */
-static XLogRecPtr
-sequence_page_lsn(Oid seqid)
-{
-	Relation	rel = relation_open(seqid, AccessShareLock);
-	Buffer		buf = ReadBuffer(rel, 0);
-	XLogRecPtr	lsn;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	lsn = PageGetLSN(BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
-	relation_close(rel, AccessShareLock);
-	return lsn;
-}
-
 /* Numbers in the reserve (entry's spinlock held). */
 static int64
 reserve_numbers(const CosidGenEntry *e)
@@ -507,12 +490,13 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	}
 	*start = *end - inc + 1;
 	/*
-	 * Never hand out a number a crash could give again.  nextval may have
-	 * written no WAL (an earlier call logged values ahead, maybe another
-	 * session's, not flushed yet): flush up to the sequence page's LSN, the
-	 * end of the record that covers the value, as well as our own.
+	 * Never hand out a number a crash could give again.  (When nextval wrote
+	 * no WAL, the value is covered by a record an earlier fetch wrote and
+	 * flushed; only a nextval outside cosid, in a transaction that never
+	 * flushed, could leave that record unflushed: see README, never call
+	 * nextval on a backing sequence.)
 	 */
-	XLogFlush(Max(XactLastRecEnd, sequence_page_lsn(c->def.seqid)));
+	XLogFlush(XactLastRecEnd);
 	return true;
 }
 

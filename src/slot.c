@@ -2,7 +2,8 @@
  * slot.c - this server's slot: its settings and its window in shared memory
  * (see slot.h for the locking rules).
  *
- * Owns: the slot settings, struct CosidWindow in shared memory.  Must not:
+ * Owns: the slot settings, CosidSlotWindow in shared memory (backends read it
+ * through slot.h's inline functions).  Must not:
  * decide windows (worker.c drives a slot source for that), call into
  * generators, or block.
  */
@@ -25,18 +26,7 @@ int			cosid_lease_ttl = 60;
 char	   *cosid_instance_id = NULL;
 bool		cosid_promote_above_replayed = false;
 
-typedef struct CosidWindow
-{
-	pg_atomic_uint64 start_ms;
-	pg_atomic_uint64 end_ms;
-	pg_atomic_uint32 state;		/* CosidSlotState */
-	int			slot;			/* set by the worker before ACTIVE */
-	pg_atomic_uint64 renewals;	/* durable window extensions */
-	pg_atomic_uint32 wanted;	/* a backend found the window lapsed */
-	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
-} CosidWindow;
-
-static CosidWindow *window = NULL;
+CosidSlotWindow *cosid_window = NULL;
 
 /* ---------- settings ---------- */
 
@@ -168,7 +158,7 @@ cosid_lease_mode(void)
 Size
 cosid_window_shmem_size(void)
 {
-	return MAXALIGN(sizeof(CosidWindow));
+	return MAXALIGN(sizeof(CosidSlotWindow));
 }
 
 /* Called under AddinShmemInitLock. */
@@ -177,56 +167,26 @@ cosid_window_shmem_init(void)
 {
 	bool		found;
 
-	window = ShmemInitStruct("cosid slot window", sizeof(CosidWindow), &found);
+	cosid_window = ShmemInitStruct("cosid slot window", sizeof(CosidSlotWindow), &found);
 	if (!found)
 	{
-		memset(window, 0, sizeof(CosidWindow));
-		pg_atomic_init_u64(&window->start_ms, 0);
-		pg_atomic_init_u64(&window->end_ms, 0);
-		pg_atomic_init_u32(&window->state, COSID_SLOT_STARTING);
-		pg_atomic_init_u64(&window->renewals, 0);
-		pg_atomic_init_u32(&window->wanted, 0);
-		window->worker_latch = NULL;
-		window->slot = -1;
+		memset(cosid_window, 0, sizeof(CosidSlotWindow));
+		pg_atomic_init_u64(&cosid_window->start_ms, 0);
+		pg_atomic_init_u64(&cosid_window->end_ms, 0);
+		pg_atomic_init_u32(&cosid_window->state, COSID_SLOT_STARTING);
+		pg_atomic_init_u64(&cosid_window->renewals, 0);
+		pg_atomic_init_u32(&cosid_window->wanted, 0);
+		cosid_window->worker_latch = NULL;
+		cosid_window->slot = -1;
 	}
-}
-
-int64
-cosid_window_start(void)
-{
-	return (int64) pg_atomic_read_u64(&window->start_ms);
-}
-
-int64
-cosid_window_end(void)
-{
-	return (int64) pg_atomic_read_u64(&window->end_ms);
-}
-
-CosidSlotState
-cosid_window_state(void)
-{
-	return (CosidSlotState) pg_atomic_read_u32(&window->state);
-}
-
-int
-cosid_window_slot(void)
-{
-	return window->slot;
-}
-
-uint64
-cosid_window_renewals(void)
-{
-	return pg_atomic_read_u64(&window->renewals);
 }
 
 void
 cosid_window_request(void)
 {
-	Latch	   *latch = window->worker_latch;
+	Latch	   *latch = cosid_window->worker_latch;
 
-	pg_atomic_write_u32(&window->wanted, 1);
+	pg_atomic_write_u32(&cosid_window->wanted, 1);
 	if (latch != NULL)
 		SetLatch(latch);
 }
@@ -234,48 +194,48 @@ cosid_window_request(void)
 void
 cosid_window_set_worker_latch(void)
 {
-	window->worker_latch = MyLatch;
+	cosid_window->worker_latch = MyLatch;
 }
 
 /* Whether a backend asked for a window since the last call. */
 bool
 cosid_window_take_request(void)
 {
-	return pg_atomic_exchange_u32(&window->wanted, 0) != 0;
+	return pg_atomic_exchange_u32(&cosid_window->wanted, 0) != 0;
 }
 
 void
 cosid_window_set_state(CosidSlotState state)
 {
-	pg_atomic_write_u32(&window->state, state);
+	pg_atomic_write_u32(&cosid_window->state, state);
 }
 
 /* Publish a new window (the slot first: backends read it after the end). */
 void
 cosid_window_open(int slot, int64 start_ms, int64 end_ms)
 {
-	window->slot = slot;
+	cosid_window->slot = slot;
 	pg_write_barrier();
-	pg_atomic_write_u64(&window->start_ms, (uint64) start_ms);
-	pg_atomic_write_u64(&window->end_ms, (uint64) end_ms);
+	pg_atomic_write_u64(&cosid_window->start_ms, (uint64) start_ms);
+	pg_atomic_write_u64(&cosid_window->end_ms, (uint64) end_ms);
 	pg_write_barrier();
-	pg_atomic_write_u32(&window->state, COSID_SLOT_ACTIVE);
+	pg_atomic_write_u32(&cosid_window->state, COSID_SLOT_ACTIVE);
 }
 
 /* A later end, already durable. */
 void
 cosid_window_extend(int64 end_ms)
 {
-	pg_atomic_write_u64(&window->end_ms, (uint64) end_ms);
-	pg_atomic_fetch_add_u64(&window->renewals, 1);
+	pg_atomic_write_u64(&cosid_window->end_ms, (uint64) end_ms);
+	pg_atomic_fetch_add_u64(&cosid_window->renewals, 1);
 }
 
 /* A later start for the open window (lease mode, promoted): atomic. */
 void
 cosid_window_raise_start(int64 start_ms)
 {
-	if ((int64) pg_atomic_read_u64(&window->start_ms) < start_ms)
-		pg_atomic_write_u64(&window->start_ms, (uint64) start_ms);
+	if ((int64) pg_atomic_read_u64(&cosid_window->start_ms) < start_ms)
+		pg_atomic_write_u64(&cosid_window->start_ms, (uint64) start_ms);
 }
 
 /*
@@ -286,8 +246,8 @@ cosid_window_raise_start(int64 start_ms)
 void
 cosid_window_close(bool for_good)
 {
-	pg_atomic_write_u32(&window->state,
+	pg_atomic_write_u32(&cosid_window->state,
 						for_good ? COSID_SLOT_CLOSED : COSID_SLOT_STARTING);
-	pg_atomic_write_u64(&window->end_ms, 0);
+	pg_atomic_write_u64(&cosid_window->end_ms, 0);
 	pg_memory_barrier();
 }

@@ -21,6 +21,9 @@
 
 #include "util.h"
 
+#include "port/atomics.h"
+#include "storage/latch.h"
+
 /* ---------- settings ---------- */
 
 extern int	cosid_machine_bits;
@@ -65,15 +68,53 @@ typedef enum CosidSlotState
 								 * until it ends (promotion) */
 } CosidSlotState;
 
+/* The window in shared memory: written by slot.c's functions only. */
+typedef struct CosidSlotWindow
+{
+	pg_atomic_uint64 start_ms;
+	pg_atomic_uint64 end_ms;
+	pg_atomic_uint32 state;		/* CosidSlotState */
+	int			slot;			/* set by the worker before ACTIVE */
+	pg_atomic_uint64 renewals;	/* durable window extensions */
+	pg_atomic_uint32 wanted;	/* a backend found the window lapsed */
+	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
+} CosidSlotWindow;
+
+extern CosidSlotWindow *cosid_window;
+
 extern Size cosid_window_shmem_size(void);
 extern void cosid_window_shmem_init(void);
 
-/* Read by backends (no lock). */
-extern int64 cosid_window_start(void);
-extern int64 cosid_window_end(void);
-extern CosidSlotState cosid_window_state(void);
-extern int	cosid_window_slot(void);
-extern uint64 cosid_window_renewals(void);
+/* Read by backends (no lock), on the hot path: inline. */
+static inline int64
+cosid_window_start(void)
+{
+	return (int64) pg_atomic_read_u64(&cosid_window->start_ms);
+}
+
+static inline int64
+cosid_window_end(void)
+{
+	return (int64) pg_atomic_read_u64(&cosid_window->end_ms);
+}
+
+static inline CosidSlotState
+cosid_window_state(void)
+{
+	return (CosidSlotState) pg_atomic_read_u32(&cosid_window->state);
+}
+
+static inline int
+cosid_window_slot(void)
+{
+	return cosid_window->slot;
+}
+
+static inline uint64
+cosid_window_renewals(void)
+{
+	return pg_atomic_read_u64(&cosid_window->renewals);
+}
 
 /* A backend found the window lapsed: ask the worker for a new end now. */
 extern void cosid_window_request(void);
