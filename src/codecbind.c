@@ -35,12 +35,6 @@ static bool binding_adhoc = false;
 
 #define key_error(path, ...) cosid_invalid_key(binding_adhoc, path, __VA_ARGS__)
 
-static void *
-codec_palloc(void *ctx, size_t size)
-{
-	return MemoryContextAlloc((MemoryContext) ctx, size);
-}
-
 static char *
 item_path(const char *prefix, int i, CosidCodecKind k, const char *key)
 {
@@ -295,7 +289,7 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 	binding_adhoc = gen == NULL;
 	if (json != NULL)
 	{
-		if (!cosid_codec_parse(json, len, prefix, codec_palloc, cxt,
+		if (!cosid_codec_parse(json, len, prefix, cosid_core_alloc, cxt,
 							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
 			key_error(path, "%s", msg);
 	}
@@ -697,13 +691,7 @@ cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 					 * decoding reads it: unpadded, a year before 1000 made
 					 * text that decoded to another number or not at all
 					 */
-					n = pg_lltoa(period, g);
-					if (n < plen)
-					{
-						memmove(g + plen - n, g, n);
-						memset(g, '0', plen - n);
-						n = plen;
-					}
+					n = cosid_put_decimal(g, period, plen);
 					memcpy(g + n, it->delimiter, dlen);
 					n += (int) dlen;
 					if (it->value_is_radix)

@@ -128,7 +128,6 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 	c->def.strategy = stored.strategy;
 	c->def.layout = stored.layout;
 	c->def.seqid = stored.seqid;
-	c->def.owns_sequence = stored.owns_sequence;
 	c->def.row_xmin = stored.row_xmin;
 	c->def.owner = owner;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */

@@ -64,13 +64,6 @@ static const CosidDefinitionHooks definition_hooks = {
 	NULL, definition_parse_time, definition_zone_exists
 };
 
-/* core's memory: the current context (ereports when it runs out) */
-static void *
-definition_palloc(void *ctx, size_t size)
-{
-	return MemoryContextAlloc((MemoryContext) ctx, size);
-}
-
 /* ---------- the definition ---------- */
 
 void
@@ -85,7 +78,7 @@ cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
 	CosidDefinition d;
 
 	if (!cosid_definition_parse(json, len, &definition_hooks,
-								definition_palloc, CurrentMemoryContext, &d,
+								cosid_core_alloc, CurrentMemoryContext, &d,
 								path, buflen, msg, buflen))
 		key_error(path, "%s", msg);
 

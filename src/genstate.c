@@ -306,7 +306,7 @@ static const char *
 layout_text(const CosidLayout *l, int ubits)
 {
 	return psprintf("epoch %s, unit %s, %d time, %d node, %d sequence and %d uncertainty bits",
-					timestamptz_to_str(cosid_ms_to_timestamptz(l->epoch_ms)),
+					cosid_ms_text(l->epoch_ms),
 					l->unit_ms == 1 ? "ms" : "s",
 					l->time_bits, l->node_bits, l->seq_bits, ubits);
 }
@@ -360,7 +360,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						   layout_text(old, rec->uncertainty_bits), floor,
 						   first < 0 ? "never reach above that" :
 						   psprintf("reach above that only from %s",
-									timestamptz_to_str(cosid_ms_to_timestamptz(cosid_unit_start_ms(&def->layout, first))))),
+									cosid_ms_text(cosid_unit_start_ms(&def->layout, first)))),
 				 errhint("Keep the earlier layout, choose an earlier epoch, or use another name.")));
 	return floor;
 }

@@ -256,10 +256,6 @@ cosid_slot(PG_FUNCTION_ARGS)
 	int64		start;
 	int64		end;
 	bool		lease = cosid_lease_mode();
-	bool		connected;
-	int64		renewed;
-	char		error[256];
-	char		instance[256];
 	CosidLeaseStatus lease_st;
 
 	cosid_require_preload("cosid_slot()");
@@ -270,10 +266,6 @@ cosid_slot(PG_FUNCTION_ARGS)
 	start = cosid_window_start();
 	end = cosid_window_end();
 	cosid_lease_status(&lease_st);
-	connected = lease_st.store_connected;
-	renewed = lease_st.last_renewal_ms;
-	strlcpy(error, lease_st.last_error, sizeof(error));
-	strlcpy(instance, lease_st.instance, sizeof(instance));
 
 	values[0] = CStringGetTextDatum(lease ? "lease" : "manual");
 	if (lease && state != COSID_SLOT_ACTIVE)
@@ -297,14 +289,14 @@ cosid_slot(PG_FUNCTION_ARGS)
 	nulls[8] = nulls[9] = nulls[10] = nulls[11] = !lease;
 	if (lease)
 	{
-		values[8] = CStringGetTextDatum(instance);
-		values[9] = BoolGetDatum(connected);
-		nulls[10] = renewed == 0;
-		if (renewed != 0)
-			values[10] = TimestampTzGetDatum(cosid_ms_to_timestamptz(renewed));
-		nulls[11] = error[0] == '\0';
-		if (error[0] != '\0')
-			values[11] = CStringGetTextDatum(error);
+		values[8] = CStringGetTextDatum(lease_st.instance);
+		values[9] = BoolGetDatum(lease_st.store_connected);
+		nulls[10] = lease_st.last_renewal_ms == 0;
+		if (!nulls[10])
+			values[10] = TimestampTzGetDatum(cosid_ms_to_timestamptz(lease_st.last_renewal_ms));
+		nulls[11] = lease_st.last_error[0] == '\0';
+		if (!nulls[11])
+			values[11] = CStringGetTextDatum(lease_st.last_error);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

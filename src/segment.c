@@ -436,9 +436,12 @@ static bool
 fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end)
 {
 	int64		inc;
+	HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
+	Form_pg_sequence seq;
+	bool		exhausted;
 
 	/* dropped with its table (an adopted serial's): say so, not XX000 */
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(c->def.seqid)))
+	if (!HeapTupleIsValid(tp))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("segment generator \"%s\" has lost its backing sequence", c->def.name),
@@ -451,21 +454,12 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 * fetched are handed out first; the fetch the next call needs raises the
 	 * sequence's own error.
 	 */
-	if (ahead_after >= 0)
-	{
-		HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
-		Form_pg_sequence seq;
-		bool		exhausted;
-
-		if (!HeapTupleIsValid(tp))
-			elog(ERROR, "cache lookup failed for sequence %u", c->def.seqid);
-		seq = (Form_pg_sequence) GETSTRUCT(tp);
-		exhausted = !seq->seqcycle && seq->seqincrement > 0 &&
-			ahead_after > seq->seqmax - seq->seqincrement;
-		ReleaseSysCache(tp);
-		if (exhausted)
-			return false;
-	}
+	seq = (Form_pg_sequence) GETSTRUCT(tp);
+	exhausted = ahead_after >= 0 && !seq->seqcycle && seq->seqincrement > 0 &&
+		ahead_after > seq->seqmax - seq->seqincrement;
+	ReleaseSysCache(tp);
+	if (exhausted)
+		return false;
 
 	if (RecoveryInProgress())
 		ereport(ERROR,

@@ -124,7 +124,7 @@ cosid_slot_read_settings_unloaded(void)
 void
 cosid_slot_check_settings(void)
 {
-	if (pg_strcasecmp(cosid_slot_setting, "lease") == 0)
+	if (cosid_lease_mode())
 	{
 		if (cosid_lease_store == NULL || cosid_lease_store[0] == '\0')
 			ereport(ERROR,

@@ -120,14 +120,6 @@ set_store_state(bool connected, const char *error)
 }
 
 static void
-sleep_ms(int ms)
-{
-	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
-	ResetLatch(MyLatch);
-}
-
-static void
 disconnect(void)
 {
 	cosid_store_disconnect(conn);
@@ -179,7 +171,7 @@ lease_poll(void)
 	{
 		set_store_state(false, err);
 		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
-		sleep_ms(backoff);
+		cosid_sleep_ms(backoff);
 		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
 		return false;
 	}
@@ -210,7 +202,7 @@ lease_acquire(int *slot, int64 *start_ms)
 		ereport(LOG, (errmsg("cosid slot worker could not lease a slot: %s", err)));
 		if (PQstatus(conn) != CONNECTION_OK)
 			disconnect();
-		sleep_ms(Max(backoff, 1000));
+		cosid_sleep_ms(Max(backoff, 1000));
 		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
 		return false;
 	}
@@ -256,10 +248,9 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	{
 		PQclear(res);
 		renewed = now_ms;
+		set_store_state(true, "");
 		SpinLockAcquire(&lease_shared->lock);
 		lease_shared->last_renewal_ms = now_ms;
-		lease_shared->store_connected = true;
-		lease_shared->last_error[0] = '\0';
 		SpinLockRelease(&lease_shared->lock);
 		return COSID_RECORD_OK;
 	}

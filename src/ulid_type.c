@@ -71,20 +71,6 @@ PG_FUNCTION_INFO_V1(ulid_le);
 PG_FUNCTION_INFO_V1(ulid_gt);
 PG_FUNCTION_INFO_V1(ulid_ge);
 PG_FUNCTION_INFO_V1(ulid_cmp);
-PG_FUNCTION_INFO_V1(ulid_uuid_eq);
-PG_FUNCTION_INFO_V1(ulid_uuid_ne);
-PG_FUNCTION_INFO_V1(ulid_uuid_lt);
-PG_FUNCTION_INFO_V1(ulid_uuid_le);
-PG_FUNCTION_INFO_V1(ulid_uuid_gt);
-PG_FUNCTION_INFO_V1(ulid_uuid_ge);
-PG_FUNCTION_INFO_V1(ulid_uuid_cmp);
-PG_FUNCTION_INFO_V1(uuid_ulid_eq);
-PG_FUNCTION_INFO_V1(uuid_ulid_ne);
-PG_FUNCTION_INFO_V1(uuid_ulid_lt);
-PG_FUNCTION_INFO_V1(uuid_ulid_le);
-PG_FUNCTION_INFO_V1(uuid_ulid_gt);
-PG_FUNCTION_INFO_V1(uuid_ulid_ge);
-PG_FUNCTION_INFO_V1(uuid_ulid_cmp);
 PG_FUNCTION_INFO_V1(ulid_uuid_support);
 PG_FUNCTION_INFO_V1(ulid_larger);
 PG_FUNCTION_INFO_V1(ulid_smaller);
@@ -232,37 +218,10 @@ ulid_cmp(PG_FUNCTION_ARGS)
 
 /*
  * ulid with uuid, either way round: the same bytes in the same order, so the
- * same comparison.  These are the cross-type members of ulid's btree and
- * hash operator families.
+ * same comparison.  The cross-type members of ulid's btree and hash operator
+ * families are SQL functions over the functions above (ulid_eq, ...,
+ * ulid_cmp: sql/cosid--1.2.sql).
  */
-ULID_CMP_FN(ulid_uuid_eq, ==)
-ULID_CMP_FN(ulid_uuid_ne, !=)
-ULID_CMP_FN(ulid_uuid_lt, <)
-ULID_CMP_FN(ulid_uuid_le, <=)
-ULID_CMP_FN(ulid_uuid_gt, >)
-ULID_CMP_FN(ulid_uuid_ge, >=)
-ULID_CMP_FN(uuid_ulid_eq, ==)
-ULID_CMP_FN(uuid_ulid_ne, !=)
-ULID_CMP_FN(uuid_ulid_lt, <)
-ULID_CMP_FN(uuid_ulid_le, <=)
-ULID_CMP_FN(uuid_ulid_gt, >)
-ULID_CMP_FN(uuid_ulid_ge, >=)
-
-Datum
-ulid_uuid_cmp(PG_FUNCTION_ARGS)
-{
-	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
-
-	PG_RETURN_INT32((c > 0) - (c < 0));
-}
-
-Datum
-uuid_ulid_cmp(PG_FUNCTION_ARGS)
-{
-	int			c = ulid_internal_cmp(PG_GETARG_ULID_P(0), PG_GETARG_ULID_P(1));
-
-	PG_RETURN_INT32((c > 0) - (c < 0));
-}
 
 /*
  * Planner support of the ulid/uuid comparisons: an index whose operator

@@ -17,6 +17,7 @@
 #include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -124,11 +125,17 @@ cosid_now_ms(void)
 }
 
 void
-cosid_wait_1ms(void)
+cosid_sleep_ms(int ms)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 1, PG_WAIT_EXTENSION);
+					 ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
+}
+
+void
+cosid_wait_1ms(void)
+{
+	cosid_sleep_ms(1);
 	CHECK_FOR_INTERRUPTS();
 }
 
@@ -183,4 +190,10 @@ cosid_ensure_state_dir(void)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create directory \"%s\": %m", COSID_STATE_DIR)));
+}
+
+void *
+cosid_core_alloc(void *ctx, size_t size)
+{
+	return MemoryContextAlloc((MemoryContext) ctx, size);
 }

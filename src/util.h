@@ -37,8 +37,14 @@ COSID_NORETURN_BEFORE extern void cosid_invalid_key(bool what_list, const char *
 													const char *fmt,...)
 			pg_attribute_printf(3, 4) COSID_NORETURN_AFTER;
 
+/* src/core's allocator (CosidAlloc): palloc in the MemoryContext ctx. */
+extern void *cosid_core_alloc(void *ctx, size_t size);
+
 /* Wall-clock Unix milliseconds. */
 extern uint64 cosid_now_ms(void);
+
+/* Sleep ms on the process latch (a set latch ends it early; no interrupt check). */
+extern void cosid_sleep_ms(int ms);
 
 /* Sleep about one millisecond, interruptibly (never inside a lock). */
 extern void cosid_wait_1ms(void);

@@ -52,14 +52,6 @@ cosid_register_worker(void)
 }
 
 static void
-worker_sleep(int ms)
-{
-	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
-	ResetLatch(MyLatch);
-}
-
-static void
 reload(void)
 {
 	if (ConfigReloadPending)
@@ -116,7 +108,7 @@ wait_for_recovery_end(void)
 		 * at first, so the window opens as the server starts accepting
 		 * connections; a standby waits long, so look less often later.
 		 */
-		worker_sleep(turn < 1000 ? 5 : 100);
+		cosid_sleep_ms(turn < 1000 ? 5 : 100);
 		if (ShutdownRequestPending)
 			return false;
 		reload();
@@ -234,7 +226,7 @@ cosid_worker_main(Datum arg)
 					continue;
 			}
 		}
-		worker_sleep(100);
+		cosid_sleep_ms(100);
 	}
 
 	/* clean shutdown: close the window, record where the next may start */

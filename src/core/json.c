@@ -11,6 +11,7 @@
  * Owns: the grammar and the tree.  Must not: know what the keys mean.
  */
 #include "json.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,18 +137,6 @@ skip_ws(JsonParser *p)
 	}
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Four hex digits at p->s[at]; -1 when they are not there. */
 static long
 read_hex4(JsonParser *p, size_t at)
@@ -158,7 +147,7 @@ read_hex4(JsonParser *p, size_t at)
 		return -1;
 	for (int i = 0; i < 4; i++)
 	{
-		int			h = hex_value(p->s[at + i]);
+		int			h = cosid_hex_value(p->s[at + i]);
 
 		if (h < 0)
 			return -1;

@@ -74,4 +74,17 @@ cosid_read_decimal(const char *s, size_t n)
 	return v;
 }
 
+/* The value of a hexadecimal digit (either case), -1 for any other byte. */
+static inline int
+cosid_hex_value(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif							/* COSID_CORE_TEXT_H */

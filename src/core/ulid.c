@@ -4,6 +4,7 @@
  * Owns and must not: see ulid.h.
  */
 #include "ulid.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -106,18 +107,6 @@ ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
 }
 
 static inline int
-hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static inline int
 uuid_hyphen_at(size_t i)
 {
 	return i == 8 || i == 13 || i == 18 || i == 23;
@@ -147,7 +136,7 @@ ulid_parse_uuid(const char *text, size_t len, uint8_t out[ULID_BYTES],
 		}
 		else
 		{
-			int			d = hex_value(c);
+			int			d = cosid_hex_value(c);
 
 			if (d < 0)
 			{
