@@ -3,8 +3,13 @@
 #   make && sudo make install    build and install into the PostgreSQL of
 #                                PG_CONFIG (default: the pg_config on PATH,
 #                                else Debian's PostgreSQL 15)
-#   make installcheck            pg_regress and isolation suites against the
-#                                running server of that installation (PGHOST,
+#   make installcheck            pg_regress and isolation suites against
+#                                what make install installed, on temporary
+#                                servers of their own (pg_regress
+#                                --temp-instance, with test/cosid.conf); as an
+#                                ordinary user, since initdb refuses root
+#   make installcheck EXISTING_SERVER=1
+#                                the same against a running server (PGHOST,
 #                                PGPORT, PGUSER), which must preload cosid
 #   make test                    every suite on every version the project
 #                                supports (scripts/lib.sh, COSID_PG_VERSIONS);
@@ -26,7 +31,7 @@
 EXTENSION = cosid
 MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
-CORE_OBJS = src/core/ulid.o src/core/timegen.o src/core/text.o src/core/radix.o \
+CORE_OBJS = src/core/backoff.o src/core/ulid.o src/core/timegen.o src/core/text.o src/core/radix.o \
 	src/core/datetext.o src/core/parts.o src/core/grouped.o src/core/codec.o \
 	src/core/json.o src/core/definition.o
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
@@ -41,16 +46,24 @@ WERROR = $(if $(filter 1,$(COSID_WERROR)),-Werror)
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter $(WERROR)
 
 # make installcheck: pg_regress tests (every sql/*.sql except the install and
-# upgrade scripts) and isolation specs, against a running server.  make test
-# runs them (scripts/test.sh) on temporary servers with test/cosid.conf, plus
-# the TAP and pgTAP suites, which start servers of their own.
+# upgrade scripts) and isolation specs.  As pg_cron does, each suite starts a
+# temporary server of its own (--temp-instance) with cosid preloaded
+# (--temp-config=test/cosid.conf), so it needs no server and can run again at
+# once; EXISTING_SERVER=1 runs them against a running server instead (the
+# Debian package build does, on pg_buildext's temporary cluster).  make test
+# runs them (scripts/test.sh) the same way, plus the TAP and pgTAP suites,
+# which start servers of their own.
 REGRESS = $(filter-out cosid--%,$(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --encoding=UTF8 --no-locale
 ISOLATION = $(basename $(notdir $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test
+ifeq ($(EXISTING_SERVER),)
+REGRESS_OPTS += --temp-instance=./tmp_check --temp-config=$(srcdir)/test/cosid.conf
+ISOLATION_OPTS += --temp-instance=./tmp_check_iso --temp-config=$(srcdir)/test/cosid.conf
+endif
 EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec \
-	test/fuzz/fuzz_definition tmp build results \
-	regression.diffs regression.out test/output_iso
+	test/fuzz/fuzz_definition tmp build results tmp_check tmp_check_iso \
+	regression.diffs regression.out test/output_iso output_iso log
 
 ifndef PG_CONFIG
 PG_CONFIG := $(firstword $(shell command -v pg_config 2>/dev/null) \
@@ -65,15 +78,25 @@ include $(PGXS)
 # PGXS knows no header dependencies: every object depends on every header.
 $(OBJS): $(wildcard src/*.h src/core/*.h)
 
-# The suites need cosid preloaded: say so rather than fail test by test.
+# On a temporary instance: initdb refuses root, so say so before it does.
+# Against a running server: it must preload cosid; say so rather than fail
+# test by test.
 installcheck: installcheck-server
 .PHONY: installcheck-server
+ifeq ($(EXISTING_SERVER),)
+installcheck-server:
+	@if [ "$$(id -u)" -eq 0 ]; then \
+		echo "make installcheck starts temporary servers, and initdb refuses to run as root." >&2; \
+		echo "Run it as an ordinary user (e.g. runuser -u postgres -- make installcheck)," >&2; \
+		echo "or against a running server: make installcheck EXISTING_SERVER=1." >&2; exit 1; \
+	fi
+else
 installcheck-server:
 	@libs=$$('$(bindir)/psql' -X -At -d postgres -c 'SHOW shared_preload_libraries' 2>&1) || { \
 		echo "make installcheck: no server to test against ($$libs)" >&2; \
-		echo "It runs against a running PostgreSQL $(MAJORVERSION) with cosid installed (make install)" >&2; \
-		echo "and shared_preload_libraries = 'cosid'; set PGHOST, PGPORT, PGUSER to reach it." >&2; \
-		echo "make test instead starts servers of its own." >&2; exit 1; }; \
+		echo "With EXISTING_SERVER=1 it runs against a running PostgreSQL $(MAJORVERSION) with cosid installed" >&2; \
+		echo "(make install) and shared_preload_libraries = 'cosid'; set PGHOST, PGPORT, PGUSER to reach it." >&2; \
+		echo "Without it, make installcheck starts temporary servers of its own." >&2; exit 1; }; \
 	case ",$$(echo "$$libs" | tr -d ' "')," in *,cosid,*) ;; *) \
 		echo "make installcheck: the server does not preload cosid (shared_preload_libraries = '$$libs')." >&2; \
 		echo "Add cosid to shared_preload_libraries in its postgresql.conf and restart it." >&2; exit 1;; esac; \
@@ -82,6 +105,7 @@ installcheck-server:
 		echo "make installcheck: the server is PostgreSQL $$(( v / 10000 )), but PG_CONFIG ($(PG_CONFIG)) is $(MAJORVERSION)." >&2; \
 		echo "Set PGHOST/PGPORT to a PostgreSQL $(MAJORVERSION) server, or PG_CONFIG to that server's pg_config." >&2; exit 1; \
 	fi
+endif
 else
 all install installcheck:
 	@echo "pg_config was not found: run 'make deps' (or 'make run' / 'make test', which do it), or set PG_CONFIG" >&2

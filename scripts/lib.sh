@@ -4,6 +4,23 @@
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# Our scripts run under our own make (make test, make deps, make run), which
+# exports MAKELEVEL, MAKEFLAGS and the command line's variables.  A nested
+# build of someone else's make must not see them: PostgreSQL's build makes its
+# generated headers (utils/errcodes.h, ...) only when MAKELEVEL is 0, and
+# MAKEFLAGS carries our -j, -s or PG=18 into makefiles that were not written
+# for them.  So they are dropped here, for every script, and the builds of
+# other projects (PostgreSQL, pglogical, the Debian package) run in
+# clean_env's environment, which inherits nothing by accident.
+unset MAKELEVEL MAKEFLAGS MFLAGS MAKEOVERRIDES GNUMAKEFLAGS MAKEFILES MAKE_TERMOUT MAKE_TERMERR
+
+# clean_env COMMAND...: run COMMAND with only a plain PATH, HOME, the locale
+# and TMPDIR of the caller, and whatever VAR=value words precede it.
+clean_env() {
+	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME="${HOME:-/root}" LANG=C.UTF-8 TMPDIR="${TMPDIR:-/tmp}" "$@"
+}
+
 # The PostgreSQL major versions that make test covers, in order; the first is
 # the default of make run and make bench.  Adding a version is adding a word:
 # bookworm's own version comes from its packages, every other one is built by

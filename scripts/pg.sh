@@ -153,11 +153,11 @@ server() {
 	tar -xf "$COSID_CACHE/src/$tarball" -C "$build" --strip-components=1
 	(
 		cd "$build"
-		./configure --prefix="$COSID_CACHE/pg$v" "${CONFIGURE_OPTS[@]}" >configure.log 2>&1 ||
+		clean_env ./configure --prefix="$COSID_CACHE/pg$v" "${CONFIGURE_OPTS[@]}" >configure.log 2>&1 ||
 			{ tail -n 30 configure.log; exit 1; }
 		# the server, clients, pg_regress, the isolation tester, TAP modules
-		make -j"$(nproc)" -s >make.log 2>&1 || { tail -n 60 make.log; exit 1; }
-		make -s install >install.log 2>&1 || { tail -n 30 install.log; exit 1; }
+		clean_env make -j"$(nproc)" -s >make.log 2>&1 || { tail -n 60 make.log; exit 1; }
+		clean_env make -s install >install.log 2>&1 || { tail -n 30 install.log; exit 1; }
 	) || die "building PostgreSQL $v failed (kept in $build)"
 	stamp_text "$tarball" >"$stamp"
 	rm -rf "$build"
@@ -205,8 +205,8 @@ pglogical() {
 	rm -rf "$build" "$stamp"
 	mkdir -p "$build"
 	tar -xf "$COSID_CACHE/src/$tarball" -C "$build" --strip-components=1
-	if ! (cd "$build" && make -s -j"$(nproc)" USE_PGXS=1 PG_CONFIG="$pgc" >make.log 2>&1 &&
-		make -s USE_PGXS=1 PG_CONFIG="$pgc" install >>make.log 2>&1); then
+	if ! (cd "$build" && clean_env make -s -j"$(nproc)" USE_PGXS=1 PG_CONFIG="$pgc" >make.log 2>&1 &&
+		clean_env make -s USE_PGXS=1 PG_CONFIG="$pgc" install >>make.log 2>&1); then
 		tail -n 30 "$build/make.log"
 		log "building pglogical for PostgreSQL $v failed (kept in $build): 070_pglogical skips there"
 		return 0

@@ -18,9 +18,9 @@
  *   While the store does not answer, numbers come from the reserve
  *   ("reserve" segments, more after waits); once it is used up, 55000
  *   naming the store and its last error.  After a failed fetch no backend
- *   asks the store again for a short back-off (100 ms doubling to 2 s), so
- *   calls fail at once instead of each waiting on it; issuing resumes by
- *   itself when the store answers again.
+ *   asks the store again for a short back-off (core/backoff.h: 100 ms
+ *   doubling to 2 s), so calls fail at once instead of each waiting on it;
+ *   issuing resumes by itself when the store answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
  * the entry's spinlock.  Periodic generators ("group") take their period
@@ -66,9 +66,6 @@ cosid_segment_define_settings(void)
 
 /* ---------- the lease store, as segment fetches see it ---------- */
 
-#define BACKOFF_MIN_MS	100
-#define BACKOFF_MAX_MS	2000
-
 /*
  * Shared by every backend: whether the last fetch from the store worked,
  * when the next may be tried, and why the last one failed.  Read and
@@ -77,9 +74,9 @@ cosid_segment_define_settings(void)
 typedef struct StoreState
 {
 	slock_t		lock;
-	int			failures;		/* consecutive failed fetches; 0: the last
-								 * one worked */
-	int64		retry_at_ms;	/* no fetch from the store before this */
+	CosidBackoff backoff;		/* consecutive failed fetches, and when the
+								 * next may be tried (core/backoff.h, the
+								 * scheme of the slot worker's lease) */
 	char		last_error[256];
 } StoreState;
 
@@ -124,7 +121,7 @@ store_may_try(void)
 	bool		may;
 
 	SpinLockAcquire(&store_state->lock);
-	may = store_state->failures == 0 || now >= store_state->retry_at_ms;
+	may = cosid_backoff_may_try(&store_state->backoff, now);
 	SpinLockRelease(&store_state->lock);
 	return may;
 }
@@ -136,40 +133,42 @@ store_failing(void)
 	bool		failing;
 
 	SpinLockAcquire(&store_state->lock);
-	failing = store_state->failures > 0;
+	failing = store_state->backoff.failures > 0;
 	SpinLockRelease(&store_state->lock);
 	return failing;
 }
 
-/* A fetch worked (err NULL) or failed: record it, log a change. */
+/*
+ * A fetch worked (err NULL) or failed: record it; log the failure at the
+ * rate of core/backoff.h, and the end of a run of failures.
+ */
 static void
 store_record(const char *name, const char *err)
 {
-	int			before;
+	uint32		ended = 0;
+	CosidBackoffStep step = {0, false, 0};
 	int64		now = (int64) cosid_now_ms();
 
 	SpinLockAcquire(&store_state->lock);
-	before = store_state->failures;
 	if (err == NULL)
-		store_state->failures = 0;
+		ended = cosid_backoff_succeeded(&store_state->backoff);
 	else
 	{
-		int			shift = Min(before, 5);
-
-		store_state->failures = before + 1;
-		store_state->retry_at_ms = now + Min(BACKOFF_MIN_MS << shift, BACKOFF_MAX_MS);
+		step = cosid_backoff_failed(&store_state->backoff, now);
 		strlcpy(store_state->last_error, err, sizeof(store_state->last_error));
 	}
 	SpinLockRelease(&store_state->lock);
-	if (err != NULL && before == 0)
+	if (err != NULL && step.report)
 		ereport(LOG,
 				(errmsg("cosid could not fetch segments of generator \"%s\" from the lease store: %s",
 						name, err),
-				 errdetail("Segment generators with \"distributor\": \"lease-store\" issue from their reserve until it answers again.")));
-	else if (err == NULL && before > 0)
+				 cosid_backoff_errdetail(step),
+				 errhint("Segment generators with \"distributor\": \"lease-store\" issue from their reserve until it answers again.")));
+	else if (ended > 0)
 		ereport(LOG,
-				(errmsg("cosid fetches segments from the lease store again, after %d failed attempts",
-						before)));
+				(errmsg_plural("cosid fetches segments from the lease store again, after %u failed attempt",
+							   "cosid fetches segments from the lease store again, after %u failed attempts",
+							   ended, ended)));
 }
 
 /* 55000: nothing left, and the store does not answer. */

@@ -14,7 +14,8 @@
  * backends may use it, which also extends the lease; a third of the TTL
  * after the last renewal the same end is recorded again.  While the store is
  * away, ids are issued until the window ends, then 55000; the source
- * reconnects with back-off and issuing resumes.  A renewal that finds the
+ * tries again after the back-off of core/backoff.h (the one the segment
+ * fetches use), logs a failure at that scheme's rate, and issuing resumes.  A renewal that finds the
  * lease taken reports the slot lost.  At clean shutdown the slot is released
  * with the start of the last unit issued.  Nothing is written locally, so
  * this works on a standby.
@@ -26,6 +27,7 @@
 #include "slot_source.h"
 #include "slot.h"
 #include "store.h"
+#include "core/backoff.h"
 
 #include <unistd.h>
 
@@ -38,9 +40,6 @@
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/wait_event.h"
-
-#define BACKOFF_MIN_MS		100
-#define BACKOFF_MAX_MS		5000
 
 typedef struct LeaseShared
 {
@@ -58,7 +57,7 @@ static LeaseShared *lease_shared = NULL;
 static PGconn *conn = NULL;
 static char instance_id[256];
 static char token[64] = "";		/* the fencing token of our lease */
-static int	backoff = BACKOFF_MIN_MS;
+static CosidBackoff backoff;	/* the store's failures (core/backoff.h) */
 static int64 renewed = 0;		/* when the store last renewed our lease */
 
 /* ---------- what cosid_slot() shows ---------- */
@@ -126,6 +125,72 @@ disconnect(void)
 	conn = NULL;
 }
 
+/*
+ * After a statement that failed: keep the connection when the store
+ * answered with an error (it is idle), drop it when it broke or did not
+ * answer in time (a statement may be in flight).
+ */
+static void
+drop_if_unusable(void)
+{
+	if (conn != NULL &&
+		(PQstatus(conn) != CONNECTION_OK || PQtransactionStatus(conn) != PQTRANS_IDLE))
+		disconnect();
+}
+
+typedef enum LeaseFailure
+{
+	FAILED_CONNECT,
+	FAILED_ACQUIRE,
+	FAILED_RENEW
+} LeaseFailure;
+
+/*
+ * A failure: count it, start or lengthen the back-off, and log it at the
+ * rate of core/backoff.h, with how many like it went unlogged.
+ */
+static void
+lease_failed(LeaseFailure what, int slot, const char *err)
+{
+	CosidBackoffStep step = cosid_backoff_failed(&backoff, (int64) cosid_now_ms());
+
+	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
+	set_store_state(conn != NULL && PQstatus(conn) == CONNECTION_OK, err);
+	if (!step.report)
+		return;
+	switch (what)
+	{
+		case FAILED_CONNECT:
+			ereport(LOG,
+					(errmsg("cosid slot worker could not reach the lease store: %s", err),
+					 cosid_backoff_errdetail(step)));
+			break;
+		case FAILED_ACQUIRE:
+			ereport(LOG,
+					(errmsg("cosid slot worker could not lease a slot: %s", err),
+					 cosid_backoff_errdetail(step)));
+			break;
+		case FAILED_RENEW:
+			ereport(LOG,
+					(errmsg("cosid slot worker could not renew the lease of slot %d: %s", slot, err),
+					 cosid_backoff_errdetail(step)));
+			break;
+	}
+}
+
+/* A statement worked: end the back-off, and say so when it was running. */
+static void
+lease_worked(void)
+{
+	uint32		failures = cosid_backoff_succeeded(&backoff);
+
+	if (failures > 0)
+		ereport(LOG,
+				(errmsg_plural("cosid slot worker reaches the lease store again, after %u failed attempt",
+							   "cosid slot worker reaches the lease store again, after %u failed attempts",
+							   failures, failures)));
+}
+
 static void
 ttl_text(char *buf, size_t len)
 {
@@ -158,26 +223,38 @@ lease_start(void)
 					cosid_namespace, instance_id)));
 }
 
-/* Keep a connection to the store, reconnecting with back-off. */
+/*
+ * Keep a connection to the store.  While a back-off runs nothing is tried,
+ * even when a backend's request woke the worker early.
+ */
 static bool
 lease_poll(void)
 {
 	char		err[512];
 
+	if (!cosid_backoff_may_try(&backoff, (int64) cosid_now_ms()))
+		return false;
 	if (conn != NULL)
 		return true;
 	conn = cosid_store_connect(cosid_lease_store, err, sizeof(err));
 	if (conn == NULL)
 	{
-		set_store_state(false, err);
-		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
-		cosid_sleep_ms(backoff);
-		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
+		lease_failed(FAILED_CONNECT, -1, err);
 		return false;
 	}
 	set_store_state(true, NULL);
-	backoff = BACKOFF_MIN_MS;
 	return true;
+}
+
+/* The rest of the back-off, or a turn when none runs. */
+static int
+lease_retry_ms(void)
+{
+	int64		left = backoff.retry_at_ms - (int64) cosid_now_ms();
+
+	if (backoff.failures == 0 || left <= 0)
+		return COSID_BACKOFF_MIN_MS;
+	return (int) Min(left, COSID_BACKOFF_MAX_MS);
 }
 
 static bool
@@ -198,14 +275,11 @@ lease_acquire(int *slot, int64 *start_ms)
 						   4, params, err, sizeof(err), &lost);
 	if (res == NULL)
 	{
-		set_store_state(PQstatus(conn) == CONNECTION_OK, err);
-		ereport(LOG, (errmsg("cosid slot worker could not lease a slot: %s", err)));
-		if (PQstatus(conn) != CONNECTION_OK)
-			disconnect();
-		cosid_sleep_ms(Max(backoff, 1000));
-		backoff = Min(backoff * 2, BACKOFF_MAX_MS);
+		drop_if_unusable();
+		lease_failed(FAILED_ACQUIRE, -1, err);
 		return false;
 	}
+	lease_worked();
 	*slot = atoi(PQgetvalue(res, 0, 0));
 	*start_ms = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	strlcpy(token, PQgetvalue(res, 0, 2), sizeof(token));
@@ -248,25 +322,25 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	{
 		PQclear(res);
 		renewed = now_ms;
+		lease_worked();
 		set_store_state(true, "");
 		SpinLockAcquire(&lease_shared->lock);
 		lease_shared->last_renewal_ms = now_ms;
 		SpinLockRelease(&lease_shared->lock);
 		return COSID_RECORD_OK;
 	}
-	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
-	set_store_state(PQstatus(conn) == CONNECTION_OK, err);
+	drop_if_unusable();
 	if (lost)
 	{
+		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
+		set_store_state(conn != NULL, err);
 		/* taken over: the worker stops issuing at once, then we lease again */
 		ereport(LOG,
 				(errmsg("cosid slot worker lost the lease of slot %d: %s", slot, err)));
 		token[0] = '\0';
 		return COSID_RECORD_LOST;
 	}
-	ereport(LOG,
-			(errmsg("cosid slot worker could not renew the lease of slot %d: %s", slot, err)));
-	disconnect();
+	lease_failed(FAILED_RENEW, slot, err);
 	return COSID_RECORD_RETRY;
 }
 
@@ -320,6 +394,7 @@ const CosidSlotSource cosid_lease_source = {
 	.start = lease_start,
 	.poll = lease_poll,
 	.acquire = lease_acquire,
+	.retry_ms = lease_retry_ms,
 	.opened = lease_opened,
 	.renewal_due = lease_renewal_due,
 	.record_end = lease_record_end,

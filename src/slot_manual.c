@@ -155,6 +155,13 @@ manual_acquire(int *slot, int64 *start_ms)
 	return true;
 }
 
+/* Nothing of the manual slot fails but by an ERROR (which restarts the worker). */
+static int
+manual_retry_ms(void)
+{
+	return 100;
+}
+
 static void
 manual_opened(int slot, int64 start_ms, int64 now_ms)
 {
@@ -202,6 +209,7 @@ const CosidSlotSource cosid_manual_source = {
 	.start = manual_start,
 	.poll = manual_poll,
 	.acquire = manual_acquire,
+	.retry_ms = manual_retry_ms,
 	.opened = manual_opened,
 	.renewal_due = manual_renewal_due,
 	.record_end = manual_record_end,

@@ -38,15 +38,20 @@ typedef struct CosidSlotSource
 
 	/*
 	 * Each turn of the worker's loop, before anything else; false when this
-	 * turn cannot go on (the source has waited its back-off).
+	 * turn cannot go on (the store is away, or its back-off is running).
+	 * No method sleeps: the worker waits retry_ms() after a false, a failed
+	 * acquire or a record_end that is not OK.
 	 */
 	bool		(*poll) (void);
 
 	/*
 	 * Take a slot: *slot, and in *start_ms the earliest start of its window.
-	 * False when there is none now (the source has waited its back-off).
+	 * False when there is none now.
 	 */
 	bool		(*acquire) (int *slot, int64 *start_ms);
+
+	/* How long the worker waits before it tries again after a failure. */
+	int			(*retry_ms) (void);
 
 	/* After the slot's first window is open (for the log). */
 	void		(*opened) (int slot, int64 start_ms, int64 now_ms);

@@ -124,6 +124,16 @@ cosid_now_ms(void)
 	return (uint64) ts.tv_sec * 1000 + (uint64) ts.tv_nsec / 1000000;
 }
 
+int
+cosid_backoff_errdetail(CosidBackoffStep step)
+{
+	if (step.repeats == 0)
+		return errdetail("The next try is in %d ms.", step.delay_ms);
+	return errdetail_plural("%u more failure like it since the last report was not logged; the next try is in %d ms.",
+							"%u more failures like it since the last report were not logged; the next try is in %d ms.",
+							step.repeats, step.repeats, step.delay_ms);
+}
+
 void
 cosid_sleep_ms(int ms)
 {

@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "compat.h"
+#include "core/backoff.h"
 
 #include "datatype/timestamp.h"
 
@@ -39,6 +40,13 @@ COSID_NORETURN_BEFORE extern void cosid_invalid_key(bool what_list, const char *
 
 /* src/core's allocator (CosidAlloc): palloc in the MemoryContext ctx. */
 extern void *cosid_core_alloc(void *ctx, size_t size);
+
+/*
+ * Inside an ereport of a failure that core/backoff.h rated for the log: the
+ * detail saying when the next try is, and how many failures like it since
+ * the last report went unlogged.
+ */
+extern int	cosid_backoff_errdetail(CosidBackoffStep step);
 
 /* Wall-clock Unix milliseconds. */
 extern uint64 cosid_now_ms(void);

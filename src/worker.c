@@ -11,6 +11,10 @@
  * window, reads where the next window may start (after the start of the last
  * unit any generator issued) and has the source record that.
  *
+ * Every turn of the loop ends in one latch wait: the turn's own length, or
+ * after a failure the source's back-off (core/backoff.h), so a store that
+ * fails at once cannot make the worker spin.
+ *
  * Shutdown uses PostgreSQL's standard handling, as autoprewarm does:
  * SIGTERM sets ShutdownRequestPending (SignalHandlerForShutdownRequest),
  * SIGHUP ConfigReloadPending.
@@ -33,6 +37,9 @@
 #include "storage/latch.h"
 #include "utils/guc.h"
 #include "utils/wait_event.h"
+
+/* A turn's length when nothing failed. */
+#define COSID_WORKER_TURN_MS	100
 
 void
 cosid_register_worker(void)
@@ -117,123 +124,153 @@ wait_for_recovery_end(void)
 	return true;
 }
 
+/* The worker's state between turns. */
+typedef struct WorkerState
+{
+	const CosidSlotSource *src;
+	int			slot;			/* -1: none held */
+	int64		start;			/* where the slot's window may start */
+	int64		end;			/* the window's end; 0: not open */
+	bool		in_recovery;
+} WorkerState;
+
+/*
+ * Promoted: with cosid.promote_above_replayed, ids sort above the old
+ * primary's, whose window ends were replayed from its WAL.
+ */
+static void
+check_promotion(WorkerState *w)
+{
+	int64		replayed;
+
+	if (!w->in_recovery || RecoveryInProgress())
+		return;
+	w->in_recovery = false;
+	if (!cosid_promote_above_replayed)
+		return;
+	replayed = cosid_wal_replayed_end(-1, cosid_namespace);
+	if (replayed > w->start)
+	{
+		w->start = replayed;
+		if (w->end > 0)
+			cosid_window_raise_start(w->start);
+		ereport(LOG,
+				(errmsg("cosid slot worker: promoted, the window now starts at %s, above the window ends replayed from the WAL",
+						cosid_ms_text(w->start))));
+	}
+}
+
+/*
+ * One turn of the loop: hold a slot and keep its window ahead of the clock.
+ * Returns how long to wait before the next turn: COSID_WORKER_TURN_MS, or
+ * the source's back-off after a failure.  It never waits itself, so every
+ * turn ends in exactly one latch wait (cosid_worker_main).
+ */
+static int
+worker_turn(WorkerState *w)
+{
+	const CosidSlotSource *src = w->src;
+	int64		now;
+	bool		extend;
+
+	if (!src->poll())
+		return src->retry_ms();
+	check_promotion(w);
+
+	now = (int64) cosid_now_ms();
+	if (w->slot < 0)
+	{
+		if (!src->acquire(&w->slot, &w->start))
+		{
+			w->slot = -1;
+			return src->retry_ms();
+		}
+		w->end = 0;
+	}
+
+	/*
+	 * A later end is made durable before anyone may use it; a source may
+	 * also want the same end recorded again (a lease renewal, even when the
+	 * window needs no extending: it can start far ahead of the clock, after
+	 * a holder whose clock was ahead).
+	 */
+	extend = w->end == 0 ||
+		(w->end - now < COSID_WINDOW_RENEW_MS && window_in_demand());
+	if (!extend && !src->renewal_due(now))
+		return COSID_WORKER_TURN_MS;
+
+	{
+		int64		new_end = extend ?
+			Max(Max(now, w->start) + COSID_WINDOW_LEAD_MS, w->end) : w->end;
+
+		switch (src->record_end(w->slot, new_end, now))
+		{
+			case COSID_RECORD_OK:
+				/* on a primary, the WAL carries the end too (see wal.c) */
+				if (new_end > w->end && !RecoveryInProgress())
+					cosid_wal_log_window(w->slot, new_end);
+				if (w->end == 0)
+				{
+					cosid_window_open(w->slot, w->start, new_end);
+					src->opened(w->slot, w->start, now);
+				}
+				else if (new_end > w->end)
+					cosid_window_extend(new_end);
+				w->end = new_end;
+				return COSID_WORKER_TURN_MS;
+			case COSID_RECORD_LOST:
+
+				/*
+				 * Stop issuing at once, then take a slot again (next turn);
+				 * but first wait out every backend still inside its entry's
+				 * lock with the old window (reading where the next window
+				 * may start takes each entry's lock), so none issues under
+				 * the next slot with this window.
+				 */
+				cosid_window_close(false);
+				(void) cosid_gen_issued_bound_ms(w->start);
+				w->slot = -1;
+				w->end = 0;
+				return src->retry_ms();
+			case COSID_RECORD_RETRY:
+				break;
+		}
+	}
+	return src->retry_ms();
+}
+
 void
 cosid_worker_main(Datum arg)
 {
-	const CosidSlotSource *src = cosid_lease_mode() ?
-		&cosid_lease_source : &cosid_manual_source;
-	int			slot = -1;
-	int64		start = 0;
-	int64		end = 0;			/* the window's end; 0: not open */
-	bool		in_recovery;
+	WorkerState w;
+
+	w.src = cosid_lease_mode() ? &cosid_lease_source : &cosid_manual_source;
+	w.slot = -1;
+	w.start = 0;
+	w.end = 0;
 
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	cosid_window_set_worker_latch();
 
-	src->start();
-	if (src->primary_only && !wait_for_recovery_end())
+	w.src->start();
+	if (w.src->primary_only && !wait_for_recovery_end())
 		proc_exit(0);
-	in_recovery = RecoveryInProgress();
+	w.in_recovery = RecoveryInProgress();
 
 	while (!ShutdownRequestPending)
 	{
-		int64		now;
-		bool		extend;
-
 		reload();
-		if (!src->poll())
-			continue;
-
-		/*
-		 * Promoted: with cosid.promote_above_replayed, ids sort above the old
-		 * primary's, whose window ends were replayed from its WAL.
-		 */
-		if (in_recovery && !RecoveryInProgress())
-		{
-			in_recovery = false;
-			if (cosid_promote_above_replayed)
-			{
-				int64		replayed = cosid_wal_replayed_end(-1, cosid_namespace);
-
-				if (replayed > start)
-				{
-					start = replayed;
-					if (end > 0)
-						cosid_window_raise_start(start);
-					ereport(LOG,
-							(errmsg("cosid slot worker: promoted, the window now starts at %s, above the window ends replayed from the WAL",
-									cosid_ms_text(start))));
-				}
-			}
-		}
-
-		now = (int64) cosid_now_ms();
-		if (slot < 0)
-		{
-			if (!src->acquire(&slot, &start))
-			{
-				slot = -1;
-				continue;
-			}
-			end = 0;
-		}
-
-		/*
-		 * A later end is made durable before anyone may use it; a source may
-		 * also want the same end recorded again (a lease renewal, even when
-		 * the window needs no extending: it can start far ahead of the clock,
-		 * after a holder whose clock was ahead).
-		 */
-		extend = end == 0 ||
-			(end - now < COSID_WINDOW_RENEW_MS && window_in_demand());
-		if (extend || src->renewal_due(now))
-		{
-			int64		new_end = extend ?
-				Max(Max(now, start) + COSID_WINDOW_LEAD_MS, end) : end;
-
-			switch (src->record_end(slot, new_end, now))
-			{
-				case COSID_RECORD_OK:
-					/* on a primary, the WAL carries the end too (see wal.c) */
-					if (new_end > end && !RecoveryInProgress())
-						cosid_wal_log_window(slot, new_end);
-					if (end == 0)
-					{
-						cosid_window_open(slot, start, new_end);
-						src->opened(slot, start, now);
-					}
-					else if (new_end > end)
-						cosid_window_extend(new_end);
-					end = new_end;
-					break;
-				case COSID_RECORD_LOST:
-
-					/*
-					 * Stop issuing at once, then take a slot again; but first
-					 * wait out every backend still inside its entry's lock
-					 * with the old window (reading where the next window may
-					 * start takes each entry's lock), so none issues under
-					 * the next slot with this window.
-					 */
-					cosid_window_close(false);
-					(void) cosid_gen_issued_bound_ms(start);
-					slot = -1;
-					end = 0;
-					continue;
-				case COSID_RECORD_RETRY:
-					continue;
-			}
-		}
-		cosid_sleep_ms(100);
+		/* every turn ends here, in one wait; a backend's request ends it early */
+		cosid_sleep_ms(worker_turn(&w));
 	}
 
 	/* clean shutdown: close the window, record where the next may start */
-	if (slot >= 0)
+	if (w.slot >= 0)
 	{
 		cosid_window_close(true);
-		src->release(slot, cosid_gen_issued_bound_ms(start), end);
+		w.src->release(w.slot, cosid_gen_issued_bound_ms(w.start), w.end);
 	}
 	proc_exit(0);
 }

@@ -9,7 +9,8 @@
 # (nothing is built in the work tree), installs the .deb with apt-get, starts
 # a scratch server with cosid preloaded as the postgres user and runs
 # `make installcheck` (the pg_regress and isolation suites) against what the
-# package installed.  Then it removes the package and puts back any cosid
+# package installed: twice on its temporary instances, once against that
+# server.  dpkg-buildpackage itself runs them too (debian/rules).  Then it removes the package and puts back any cosid
 # files that were there before and belonged to no package (a `make install`
 # from source), so the machine is left as it was found.
 #
@@ -30,8 +31,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-# an outer make's flags (make test PG=18 -j2) must not reach the package build
-unset MAKEFLAGS MFLAGS MAKELEVEL PG_CONFIG
+# an outer make's flags (make test PG=18 -j2) must not reach the package
+# build: lib.sh drops them, and the build runs in its clean_env
+COSID_LIB_NO_DEFAULT=1
+. "$REPO/scripts/lib.sh"
+unset PG_CONFIG
 
 PASSED=0
 FAILED=0
@@ -110,7 +114,7 @@ fi
 # 4. the package, as Debian builds it (its tests are ours to run, below)
 echo "package: dpkg-buildpackage -us -uc -b (log: build.log)"
 start=$(date +%s)
-if (cd "$SRC" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1; then
+if (cd "$SRC" && clean_env DEBIAN_FRONTEND=noninteractive dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1; then
 	ok "dpkg-buildpackage ($(($(date +%s) - start)) s)"
 else
 	tail -n 40 "$WORK/build.log"
@@ -204,23 +208,39 @@ else
 fi
 pg_psql -d postgres -c "DROP DATABASE IF EXISTS cosid_readme" >/dev/null 2>&1
 
-# 7. the regression suite against the installed package: make installcheck
-#    in the scratch copy (pg_regress and isolation; nothing is built there)
-echo "package: make installcheck (pg_regress and isolation suites)"
-as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
-	make -C "$SRC" installcheck PG_CONFIG="$PGBIN/pg_config" >"$WORK/installcheck.log" 2>&1
-rc=$?
-cat "$WORK/installcheck.log"
-# pg_regress lines: "test x ... ok" up to PostgreSQL 15, "ok 1 - x" from 16 on
-good=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$WORK/installcheck.log")
-bad=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$WORK/installcheck.log")
-[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
-if [ "$rc" -ne 0 ]; then
-	find "$SRC" -name regression.diffs -exec cat {} +
+# 7. the regression suite against the installed package, in the scratch copy
+#    (pg_regress and isolation; nothing is built there): make installcheck on
+#    temporary servers of its own, twice in a row (it must leave nothing that
+#    stops a second run), then against the running scratch server
+installcheck() {
+	local key=$1 name=$2 log=$WORK/installcheck-$1.log rc good bad
+	shift 2
+	echo "package: make installcheck $* ($name)"
+	as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+		make -C "$SRC" installcheck PG_CONFIG="$PGBIN/pg_config" "$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	# pg_regress lines: "test x ... ok" up to PostgreSQL 15, "ok 1 - x" from 16 on
+	good=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$log")
+	bad=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$log")
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	if [ "$rc" -ne 0 ]; then
+		find "$SRC" -name regression.diffs -exec cat {} +
+	fi
+	PASSED=$((PASSED + good))
+	FAILED=$((FAILED + bad))
+	echo "== installcheck ($name): $good passed, $bad failed"
+}
+installcheck temp1 "temporary instance, first run"
+installcheck temp2 "temporary instance, second run"
+if grep -qE '^### PostgreSQL [0-9]+ installcheck ###' "$WORK/build.log" &&
+	grep -qE '^(ok [0-9]+ |test .* \.\.\. ok)' "$WORK/build.log" &&
+	! grep -qE '^not ok [0-9]+ |\.\.\. FAILED' "$WORK/build.log"; then
+	ok "dpkg-buildpackage ran make installcheck on pg_buildext's temporary cluster"
+else
+	not_ok "dpkg-buildpackage did not run the regression suites (debian/rules override_dh_pgxs_test)"
 fi
-PASSED=$((PASSED + good))
-FAILED=$((FAILED + bad))
-echo "== installcheck: $good passed, $bad failed"
+installcheck existing "the running scratch server" EXISTING_SERVER=1
 
 as_pg pg_ctl -D "$DATA" -m fast -w stop >/dev/null || true
 finish

@@ -1,0 +1,63 @@
+/*
+ * backoff.h - how cosid waits after a failure of something outside the
+ * process (the lease store), and how often it says so in the log.
+ *
+ * One scheme for every caller: the slot worker's lease source and the
+ * segment fetches of every backend.  After the n-th consecutive failure the
+ * next try waits COSID_BACKOFF_MIN_MS << (n - 1), at most
+ * COSID_BACKOFF_MAX_MS; a success starts over.  A failure is worth a log
+ * line only when the count of consecutive failures is a power of two, and
+ * that line tells how many were not reported since the last one: a store
+ * that fails for an hour gives about a dozen lines, never one per try.
+ *
+ * Pure (no PostgreSQL headers): the clock is a parameter.  Callers that
+ * share one CosidBackoff between processes hold their own lock around it.
+ *
+ * Owns: the delays and the reporting rule.  Must not: sleep, log or read the
+ * clock itself.
+ */
+#ifndef COSID_CORE_BACKOFF_H
+#define COSID_CORE_BACKOFF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define COSID_BACKOFF_MIN_MS	100
+#define COSID_BACKOFF_MAX_MS	2000
+
+typedef struct CosidBackoff
+{
+	uint32_t	failures;		/* consecutive failures; 0: the last try
+								 * worked (or none was made) */
+	uint32_t	unreported;		/* failures since the last reported one */
+	int64_t		retry_at_ms;	/* no try before this while failing */
+} CosidBackoff;
+
+/* What one failure means for the caller. */
+typedef struct CosidBackoffStep
+{
+	int32_t		delay_ms;		/* wait this long before the next try */
+	bool		report;			/* log this failure */
+	uint32_t	repeats;		/* with report: failures not reported
+								 * since the last line */
+} CosidBackoffStep;
+
+/* A zeroed CosidBackoff is a fresh one; this makes one so. */
+extern void cosid_backoff_init(CosidBackoff *b);
+
+/* Record a failure at now_ms. */
+extern CosidBackoffStep cosid_backoff_failed(CosidBackoff *b, int64_t now_ms);
+
+/*
+ * Record a success: the number of consecutive failures it ends (0 when the
+ * last try had worked too), so the caller can say the trouble is over.
+ */
+extern uint32_t cosid_backoff_succeeded(CosidBackoff *b);
+
+/* Whether a try is due at now_ms (no back-off is running). */
+extern bool cosid_backoff_may_try(const CosidBackoff *b, int64_t now_ms);
+
+/* The wait after the n-th consecutive failure (n >= 1). */
+extern int32_t cosid_backoff_delay_ms(uint32_t failures);
+
+#endif							/* COSID_CORE_BACKOFF_H */
