@@ -113,7 +113,8 @@ cosid_unknown_generator(const char *name, const char *hint)
 /* ---------- invalidation ---------- */
 
 /* Commit-time invalidation (see catalog.h). */
-static bool catalog_dirty = false;
+bool		cosid_catalog_dirty = false;
+#define catalog_dirty cosid_catalog_dirty
 static bool xact_callbacks_registered = false;
 
 static void
@@ -217,10 +218,10 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 		PushActiveSnapshot(GetLatestSnapshot());
 	ret = cosid_catalog_exec(for_update ?
 					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, xmin "
+					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
 					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE" :
 					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, xmin "
+					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
 					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					   1, argtypes, values, NULL, !for_update);
 	if (fresh)
@@ -251,6 +252,5 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
-	stored->row_xmin = DatumGetTransactionId(SPI_getbinval(tup, desc, 12, &isnull));
 }
 

@@ -56,6 +56,9 @@ extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 /* This transaction changed the catalog: backends re-read at its end. */
 extern void cosid_catalog_changed_now(void);
 
+/* Whether it did (read on the hot path of segment generators: a variable). */
+extern bool cosid_catalog_dirty;
+
 /* What cached definitions are stamped with (read on every lookup: inline). */
 extern pg_atomic_uint64 *cosid_catalog_generation;
 extern uint64 cosid_local_generation;

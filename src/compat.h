@@ -64,4 +64,14 @@
 #define cosid_am_background_worker() IsBackgroundWorker
 #endif
 
+/*
+ * The subtransaction that gave a relation a new relfilenode in this
+ * transaction (InvalidSubTransactionId: none); 16 renamed the field.
+ */
+#if PG_VERSION_NUM >= 160000
+#define cosid_rel_new_file_subid(rel) ((rel)->rd_newRelfilelocatorSubid)
+#else
+#define cosid_rel_new_file_subid(rel) ((rel)->rd_newRelfilenodeSubid)
+#endif
+
 #endif							/* COSID_COMPAT_H */

@@ -99,6 +99,81 @@ sequence_state(Oid relid, int64 *last_value, bool *is_called)
 	relation_close(rel, NoLock);
 }
 
+/* ---------- the history of a name (cosid.generator_history, 1.3) ---------- */
+
+/*
+ * Whether this database's cosid has the history table (1.3 and later): a
+ * library newer than the extension's SQL keeps 1.2's behaviour until
+ * ALTER EXTENSION cosid UPDATE.
+ */
+static bool
+history_exists(void)
+{
+	Oid			nsp = get_namespace_oid("cosid", true);
+
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid("generator_history", nsp));
+}
+
+/*
+ * The highest number segment generators of this name handed out in this
+ * database before they were dropped (SPI connected); false when none did, or
+ * their history was forgotten.
+ */
+static bool
+history_last(const char *name, int64 *last)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	bool		isnull;
+
+	if (!history_exists())
+		return false;
+	if (cosid_catalog_exec("SELECT last_number FROM cosid.generator_history "
+						   "WHERE name OPERATOR(pg_catalog.=) $1",
+						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator_history");
+	if (SPI_processed == 0)
+		return false;
+	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull;
+}
+
+/* Record (or raise) the name's last number; forget: delete its history. */
+static void
+history_write(const char *name, int64 last, bool forget)
+{
+	Oid			argtypes[2] = {TEXTOID, INT8OID};
+	Datum		values[2] = {CStringGetTextDatum(name), Int64GetDatum(last)};
+
+	if (!history_exists())
+		return;
+	if (forget)
+	{
+		if (cosid_catalog_exec("DELETE FROM cosid.generator_history WHERE name OPERATOR(pg_catalog.=) $1",
+							   1, argtypes, values, NULL, false) != SPI_OK_DELETE)
+			elog(ERROR, "could not write cosid.generator_history");
+		return;
+	}
+	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number) VALUES ($1, $2) "
+						   "ON CONFLICT (name) DO UPDATE SET "
+						   "last_number = pg_catalog.int8larger(h.last_number, excluded.last_number), "
+						   "dropped_at = pg_catalog.now()",
+						   2, argtypes, values, NULL, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not write cosid.generator_history");
+}
+
+/* Whether the definition document sets key at its top level. */
+static bool
+config_sets(Jsonb *config, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	return findJsonbValueFromContainer(&config->root, JB_FOBJECT, &k) != NULL;
+}
+
 /*
  * ALTER SEQUENCE on a parse node (no SQL text): the sequence is named by the
  * schema and name its OID has now, and the caller holds a lock on it.
@@ -127,10 +202,12 @@ alter_sequence(Oid relid, List *options)
  * logged; it is set to the step and to the last number it gave (or one below
  * its start), so that the generator continues it with no gap and no overlap.
  * The lock taken here (SHARE ROW EXCLUSIVE, as ALTER SEQUENCE's) keeps
- * nextval() out until the transaction ends.
+ * nextval() out until the transaction ends.  floor: the first number the
+ * generator may hand out (above what its name handed out before), or
+ * PG_INT64_MIN when the name has no history.
  */
 static Oid
-segment_sequence(const CosidGenDef *def, bool *owns)
+segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		values[1];
@@ -151,7 +228,7 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 		stmt->sequence = makeRangeVar("cosid", psprintf("segment_%s", hex), -1);
 		stmt->options = list_make3(int8_option("increment", def->step),
 								   int8_option("minvalue", 0),
-								   int8_option("start", def->start + def->step - 1));
+								   int8_option("start", Max(def->start, floor) + def->step - 1));
 		stmt->ownerId = InvalidOid;
 		cosid_begin_as_role(cosid_catalog_owner(), &as);
 		addr = DefineSequence(make_parsestate(NULL), stmt);
@@ -205,6 +282,9 @@ segment_sequence(const CosidGenDef *def, bool *owns)
 		sequence_state(relid, &last, &is_called);
 		if (!is_called)
 			last--;
+		/* never below what the name handed out before */
+		if (floor != PG_INT64_MIN)
+			last = Max(last, floor - 1);
 		alter_sequence(relid, list_make2(int8_option("increment", def->step),
 										 int8_option("minvalue", Min(min, last))));
 		DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(relid), Int64GetDatum(last),
@@ -259,11 +339,28 @@ cosid_define(PG_FUNCTION_ARGS)
 	values[9] = ObjectIdGetDatum(GetUserId());
 	values[10] = ObjectIdGetDatum(InvalidOid);
 	nulls[10] = 'n';
-	/* segments from the lease store need no sequence: the store counts */
+	/*
+	 * Segments from the lease store need no sequence: the store counts, and
+	 * its counter outlives a drop.  A local one starts above what the name
+	 * handed out before it was dropped (cosid.generator_history); a "start"
+	 * written at or below that is refused.
+	 */
 	if (def.strategy == COSID_STRATEGY_SEGMENT &&
 		def.distributor == COSID_DISTRIBUTOR_LOCAL)
 	{
-		values[10] = ObjectIdGetDatum(segment_sequence(&def, &owns));
+		int64		last = 0;
+		int64		floor = PG_INT64_MIN;
+
+		if (history_last(name, &last))
+		{
+			if (def.group == COSID_GROUP_NONE && def.adopt == NULL &&
+				config_sets(config, "start") && def.start <= last)
+				key_error("start",
+						  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
+						  last, name, last);
+			floor = last + 1;
+		}
+		values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
 		nulls[10] = ' ';
 	}
 	values[11] = BoolGetDatum(owns);
@@ -410,21 +507,12 @@ cosid_alter(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
 	if (!COSID_TIME_BASED(new.strategy))
 		nulls[2] = 'n';
+	/* a segment generator keeps its entry: its segments came from the same sequence */
 	if (cosid_catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
-					 "WHERE name OPERATOR(pg_catalog.=) $1 RETURNING xmin",
-					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE_RETURNING ||
+					 "WHERE name OPERATOR(pg_catalog.=) $1",
+					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
-	/* a segment generator's state follows its row to the new version */
-	if (stored.strategy == COSID_STRATEGY_SEGMENT)
-	{
-		bool		isnull;
-
-		strlcpy(stored.name, name, NAMEDATALEN);
-		cosid_gen_rekey_at_commit(&stored,
-								  DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
-																	  SPI_tuptable->tupdesc, 1, &isnull)));
-	}
 	SPI_finish();
 	cosid_catalog_changed_now();
 	PG_RETURN_VOID();
@@ -435,6 +523,8 @@ cosid_drop(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		if_exists = PG_GETARG_BOOL(1);
+	/* 1.2 declares two arguments; 1.3 adds forget_history */
+	bool		forget = PG_NARGS() > 2 && PG_GETARG_BOOL(2);
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
 	Jsonb	   *config;
@@ -458,6 +548,27 @@ cosid_drop(PG_FUNCTION_ARGS)
 	memset(&stored, 0, sizeof(stored));
 	cosid_catalog_read(name, true, false, &config, &stored, &owner, NULL);
 	cosid_catalog_check_owner(name, owner);
+
+	/*
+	 * The name's history: the last number its sequence gave, read with
+	 * nextval kept out (fetches in other sessions wait for this transaction;
+	 * when it commits they find the generator gone).  Defined again, the
+	 * name continues above it.
+	 */
+	if (stored.strategy == COSID_STRATEGY_SEGMENT && OidIsValid(stored.seqid) &&
+		get_rel_relkind(stored.seqid) == RELKIND_SEQUENCE)
+	{
+		int64		last;
+		bool		is_called;
+
+		LockRelationOid(stored.seqid, ShareRowExclusiveLock);
+		sequence_state(stored.seqid, &last, &is_called);
+		if (!is_called)
+			last -= cosid_sequence_increment(stored.seqid);
+		history_write(name, last, forget);
+	}
+	else if (forget)
+		history_write(name, 0, true);
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");

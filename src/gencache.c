@@ -88,33 +88,18 @@ cache_valid(const CosidGenCache *c, text *name, int len, uint64 generation, bool
 		(c->entry != NULL || !need_entry);
 }
 
-CosidGenCache *
-cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
+/*
+ * Read the generator cname into c (the catalog, with a fresh snapshot), bind
+ * its codec and, when need_entry, attach its shared entry; generation is the
+ * catalog's shared generation read before.
+ */
+static void
+fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uint64 generation)
 {
-	CosidGenCache *c = (CosidGenCache *) *slot;
-	int			len = VARSIZE_ANY_EXHDR(name);
-	uint64		generation;
-	char	   *cname;
 	Jsonb	   *config;
 	CosidGenDef stored;
 	Oid			owner;
-
-	generation = cosid_catalog_shared_generation();
-	if (likely(cache_valid(c, name, len, generation, need_entry)))
-		return c;
-
-	if (need_entry)
-		cosid_require_preload("issuing ids");
-
-	cname = text_to_cstring(name);
-	if (len == 0 || len >= NAMEDATALEN)
-		cosid_unknown_generator(cname, hint);
-
-	/* another call site of this backend may have read it already */
-	c = backend_generator(cname);
-	*slot = c;
-	if (cache_valid(c, name, len, generation, need_entry))
-		return c;
+	int			len = strlen(cname);
 
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
@@ -128,7 +113,6 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 	c->def.strategy = stored.strategy;
 	c->def.layout = stored.layout;
 	c->def.seqid = stored.seqid;
-	c->def.row_xmin = stored.row_xmin;
 	c->def.owner = owner;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	cosid_catalog_check_sequence(&c->def);
@@ -151,8 +135,36 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
 	c->shared_generation = generation;
 	c->local_generation = cosid_local_generation;
-	memcpy(c->name, VARDATA_ANY(name), len);
+	memcpy(c->name, cname, len);
 	c->name_len = len;
+}
+
+CosidGenCache *
+cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
+{
+	CosidGenCache *c = (CosidGenCache *) *slot;
+	int			len = VARSIZE_ANY_EXHDR(name);
+	uint64		generation;
+	char	   *cname;
+
+	generation = cosid_catalog_shared_generation();
+	if (likely(cache_valid(c, name, len, generation, need_entry)))
+		return c;
+
+	if (need_entry)
+		cosid_require_preload("issuing ids");
+
+	cname = text_to_cstring(name);
+	if (len == 0 || len >= NAMEDATALEN)
+		cosid_unknown_generator(cname, hint);
+
+	/* another call site of this backend may have read it already */
+	c = backend_generator(cname);
+	*slot = c;
+	if (cache_valid(c, name, len, generation, need_entry))
+		return c;
+
+	fill(c, cname, need_entry, hint, generation);
 	return c;
 }
 
@@ -165,4 +177,23 @@ cosid_gencache_reattach(CosidGenCache *c)
 
 	c->entry = e;
 	c->entry_tag = tag;
+}
+
+/*
+ * The entry was freed while a call was using it (its generator dropped, or
+ * the entry reclaimed): read the generator again, as a new statement would,
+ * and attach the entry its current definition has.  Attaching with the old
+ * definition would give the generator a second live entry; a generator
+ * dropped meanwhile is an error here, as in any later statement.
+ */
+void
+cosid_gencache_refresh(CosidGenCache *c)
+{
+	char		cname[NAMEDATALEN];
+	uint64		generation = cosid_catalog_shared_generation();
+
+	memcpy(cname, c->name, c->name_len);
+	cname[c->name_len] = '\0';
+	c->shared_generation = 0;
+	fill(c, cname, true, NULL, generation);
 }

@@ -46,4 +46,7 @@ extern CosidGenCache *cosid_lookup_in(void **slot, text *name, bool need_entry,
 /* The call site found its entry freed or reused: attach it again. */
 extern void cosid_gencache_reattach(CosidGenCache *c);
 
+/* The same, reading the generator's definition again first (segment.c). */
+extern void cosid_gencache_refresh(CosidGenCache *c);
+
 #endif							/* COSID_GENCACHE_H */

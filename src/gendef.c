@@ -99,7 +99,7 @@ cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
 	def->reserve = d.reserve;
 	def->codec = d.codec;		/* the list's JSON text, or NULL */
 	def->codec_len = d.codec_len;
-	/* seqid, owns_sequence, row_xmin, owner: the catalog's, set by callers */
+	/* seqid, owns_sequence, owner: the catalog's, set by callers */
 
 	if (check_machine_bits && COSID_TIME_BASED(def->strategy) &&
 		def->layout.node_bits < cosid_machine_bits)

@@ -39,7 +39,6 @@ typedef struct CosidGenDef
 	int			reserve;		/* lease-store: segments kept fetched ahead */
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
-	TransactionId row_xmin;		/* the version of its catalog row */
 	Oid			owner;			/* its owner: custom codec functions run as it */
 } CosidGenDef;
 

@@ -150,7 +150,6 @@ make_key(const CosidGenDef *def, CosidGenKey *key)
 	{
 		key->dbid = MyDatabaseId;
 		key->seqid = def->seqid;
-		key->xmin = def->row_xmin;
 	}
 }
 
@@ -737,25 +736,19 @@ cosid_gen_issued_bound_ms(int64 start_ms)
 	return next;
 }
 
-/* ---------- entries when a drop or alter commits ---------- */
+/* ---------- entries when a drop commits ---------- */
 
-/*
- * What to do at commit with the entry of a key: free it (a drop), or move
- * it to the new version of its catalog row (an alter of a segment
- * generator, which keeps its segments).  In TopTransactionContext.
- */
+/* An entry to free at commit; in TopTransactionContext. */
 typedef struct PendingChange
 {
 	CosidGenKey key;
-	bool		rekey;
-	TransactionId new_xmin;
 	SubTransactionId subid;		/* made in this subtransaction */
 } PendingChange;
 
 static List *pending = NIL;
 
-static void
-add_pending(const CosidGenDef *def, bool rekey, TransactionId new_xmin)
+void
+cosid_gen_release_at_commit(const CosidGenDef *def)
 {
 	MemoryContext old;
 	PendingChange *p;
@@ -765,27 +758,9 @@ add_pending(const CosidGenDef *def, bool rekey, TransactionId new_xmin)
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc(sizeof(PendingChange));
 	make_key(def, &p->key);
-	p->rekey = rekey;
-	p->new_xmin = new_xmin;
 	p->subid = GetCurrentSubTransactionId();
-	/* a second alter in one transaction: the row keeps its xmin */
-	if (rekey && p->key.xmin == new_xmin)
-		pfree(p);
-	else
-		pending = lappend(pending, p);
+	pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
-}
-
-void
-cosid_gen_release_at_commit(const CosidGenDef *def)
-{
-	add_pending(def, false, InvalidTransactionId);
-}
-
-void
-cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin)
-{
-	add_pending(def, true, new_xmin);
 }
 
 /* A subtransaction ends: its changes go to its parent, or are forgotten. */
@@ -822,35 +797,9 @@ cosid_gen_at_commit(bool commit)
 		{
 			PendingChange *p = lfirst(lc);
 			CosidGenRef *ref = hash_search(gen_hash, &p->key, HASH_FIND, NULL);
-			CosidGenKey to;
-			CosidGenRef *newref;
-			CosidGenEntry *e;
-			bool		found;
-			int			index;
 
-			if (ref == NULL)
-				continue;
-			index = ref->index;
-			if (!p->rekey)
-			{
-				free_entry(index);
-				continue;
-			}
-			to = p->key;
-			to.xmin = p->new_xmin;
-			if (hash_search(gen_hash, &to, HASH_FIND, NULL) != NULL)
-			{
-				/* the new version has state already (used in this transaction) */
-				free_entry(index);
-				continue;
-			}
-			(void) hash_search(gen_hash, &p->key, HASH_REMOVE, NULL);
-			newref = hash_search(gen_hash, &to, HASH_ENTER, &found);
-			newref->index = index;
-			e = &cosid_gen_entries[index];
-			SpinLockAcquire(&e->mutex);
-			e->key = to;
-			SpinLockRelease(&e->mutex);
+			if (ref != NULL)
+				free_entry(ref->index);
 		}
 		LWLockRelease(cosid_gen_hash_lock);
 	}

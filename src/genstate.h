@@ -39,17 +39,18 @@
 extern int	cosid_max_generators;
 
 /*
- * Whose state an entry holds.  Time-based generators: the name alone (dbid,
- * seqid and xmin 0), per server.  Segment generators: the database, the
- * backing sequence and the version of the catalog row (its xmin), so a
- * generator dropped and defined again, or altered, gets fresh state and never
- * hands out a number it cached for its previous definition.
+ * Whose state an entry holds.  Time-based generators: the name alone (dbid
+ * and seqid 0), per server.  Segment generators: the database, the backing
+ * sequence (0 for the lease store's) and the name: one entry per generator,
+ * whatever versions of its definition the backends see (an alter keeps the
+ * entry and its segments, which came from the same sequence).  A drop frees
+ * the entry when it commits; the name defined again has another sequence
+ * (ddl.c makes a new one, above the name's history), so its entry is new.
  */
 typedef struct CosidGenKey
 {
 	Oid			dbid;
 	Oid			seqid;
-	TransactionId xmin;
 	char		name[NAMEDATALEN];
 } CosidGenKey;
 
@@ -126,12 +127,8 @@ extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
  */
 extern void cosid_gen_check_define(const CosidGenDef *def);
 
-/*
- * Once this transaction commits: free the entry of a generator (dropped), or
- * move a segment generator's entry to the new version of its row (altered).
- */
+/* Once this transaction commits: free the entry of a generator (dropped). */
 extern void cosid_gen_release_at_commit(const CosidGenDef *def);
-extern void cosid_gen_rekey_at_commit(const CosidGenDef *def, TransactionId new_xmin);
 extern void cosid_gen_at_commit(bool commit);
 extern void cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent);
 

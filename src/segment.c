@@ -23,7 +23,18 @@
  *   issuing resumes by itself when the store answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
- * the entry's spinlock.  Periodic generators ("group") take their period
+ * the entry's spinlock, holding the entry's fetch lock: a heavyweight lock
+ * (advisory, objsubid 3 in pg_locks) that a backend with nothing left to
+ * hand out waits on.  So a wait for another backend's fetch is a lock wait
+ * the deadlock detector sees, also when that fetch waits in turn for a lock
+ * on the sequence that an alter or drop has queued for (ARCHITECTURE.md).
+ *
+ * A number handed out is never handed out again, whatever rolls back:
+ * numbers are fetched only from a sequence whose state is committed (not
+ * created or rewritten in this transaction, as cosid_define and cosid_alter
+ * do), so a rollback cannot take the sequence back below them; an entry is
+ * the generator's one entry (genstate.h), and a call whose entry went away
+ * reads the generator again instead of attaching with what it read before.  Periodic generators ("group") take their period
  * from the clock in the group's zone (cosid.debug_now for tests).
  *
  * Owns: the fetch, the fetching flag of this backend, this backend's
@@ -32,6 +43,7 @@
  * Must not: read the catalog (gencache.c does) or issue time-based ids.
  */
 #include "segment.h"
+#include "catalog.h"
 #include "gencache.h"
 #include "slot.h"
 #include "store.h"
@@ -42,11 +54,15 @@
 #include "commands/sequence.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/guc.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -351,19 +367,6 @@ sequence_jump(Oid seqid, int64 value)
 	SetUserIdAndSecContext(save_uid, save_ctx);
 }
 
-static int64
-sequence_increment(Oid seqid)
-{
-	HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(seqid));
-	int64		inc;
-
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for sequence %u", seqid);
-	inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
-	ReleaseSysCache(tp);
-	return inc;
-}
-
 /* Numbers in the reserve (entry's spinlock held). */
 static int64
 reserve_numbers(const CosidGenEntry *e)
@@ -426,26 +429,104 @@ next_range(CosidGenEntry *e)
 	memmove(&e->reserve[0], &e->reserve[1], sizeof(CosidSegRange) * e->nreserve);
 }
 
+/* ---------- the fetch lock, and the sequence's state ---------- */
+
+/* pg_locks shows the fetch lock as advisory with this objsubid */
+#define FETCH_LOCK_KIND	3
+
+/* The fetch lock of entry e as attached with tag: per entry and use of it. */
+static void
+fetch_locktag(LOCKTAG *tag, CosidGenEntry *e, uint64 entry_tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (e - cosid_gen_entries),
+						 (uint32) entry_tag, FETCH_LOCK_KIND);
+}
+
+/*
+ * Wait until the backend fetching for e is done: a wait on its fetch lock,
+ * which the deadlock detector sees.  When the lock is free at once, the
+ * fetcher has not taken it yet (it sets the flag first) or is done: a short
+ * sleep, then the caller looks again.
+ */
+static void
+wait_for_fetch(CosidGenEntry *e, uint64 entry_tag)
+{
+	LOCKTAG		tag;
+
+	fetch_locktag(&tag, e, entry_tag);
+	if (LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		(void) LockAcquire(&tag, ShareLock, false, false);
+	else
+		cosid_wait_1ms();
+	LockRelease(&tag, ShareLock, false);
+}
+
+/*
+ * 55000 when the backing sequence was created or given a new relfilenode in
+ * this transaction or one of its live subtransactions (cosid_define made or
+ * adopted it, cosid_alter changed its step, an ALTER SEQUENCE): nextval
+ * would advance a state that a rollback throws away, and the numbers would
+ * be handed out again.  The caller holds a lock on the sequence.
+ */
+static void
+check_sequence_committed(CosidGenCache *c)
+{
+	Relation	rel = RelationIdGetRelation(c->def.seqid);
+	bool		uncommitted;
+
+	if (!RelationIsValid(rel))
+		return;					/* gone: the fetch says so */
+	uncommitted = rel->rd_createSubid != InvalidSubTransactionId ||
+		cosid_rel_new_file_subid(rel) != InvalidSubTransactionId;
+	RelationClose(rel);
+	if (uncommitted)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segment generator \"%s\" cannot issue numbers in the transaction that defined or altered it",
+						c->def.name),
+				 errdetail("Its backing sequence was created or changed in this transaction: numbers taken from it would be handed out again if the transaction rolled back."),
+				 errhint("Commit the cosid_define() or cosid_alter() first, or roll back to a savepoint taken before it.")));
+}
+
+/* 55000: the sequence is gone, but the generator still names it. */
+static void
+lost_sequence_error(CosidGenCache *c)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("segment generator \"%s\" has lost its backing sequence", c->def.name),
+			 errdetail("The sequence was dropped, perhaps with the table whose column owned it."),
+			 errhint("Drop the generator and define it again.")));
+}
+
 /*
  * Numbers from the local backing sequence: the end of the next segment
  * (nextval), durable before it is used.  For a group, a sequence still in an
  * older period jumps to the start of this one.
  */
 static bool
-fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end)
+fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end,
+			bool *gone)
 {
 	int64		inc;
-	HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
+	HeapTuple	tp;
 	Form_pg_sequence seq;
 	bool		exhausted;
 
-	/* dropped with its table (an adopted serial's): say so, not XX000 */
+	/*
+	 * The lock nextval takes, taken first: a drop of the generator (or of
+	 * the sequence) that committed while we waited is seen here, once the
+	 * lock's invalidations are read, and the caller reads the generator
+	 * again (*gone) instead of failing on a dropped relation.
+	 */
+	LockRelationOid(c->def.seqid, RowExclusiveLock);
+	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
 	if (!HeapTupleIsValid(tp))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("segment generator \"%s\" has lost its backing sequence", c->def.name),
-				 errdetail("The sequence was dropped, perhaps with the table whose column owned it."),
-				 errhint("Drop the generator and define it again.")));
+	{
+		*gone = true;
+		return false;
+	}
+	check_sequence_committed(c);
 
 	/*
 	 * A fetch ahead (the caller already has numbers): when the sequence
@@ -469,7 +550,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	*end = nextval_internal(c->def.seqid, false);
 	/* the sequence's own increment: a step changed since this call site
 	 * looked cannot make segments overlap */
-	inc = sequence_increment(c->def.seqid);
+	inc = cosid_sequence_increment(c->def.seqid);
 	if (c->def.group != COSID_GROUP_NONE)
 	{
 		int64		scale = cosid_group_scale(c->def.group);
@@ -493,33 +574,50 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	return true;
 }
 
+typedef enum FetchResult
+{
+	FETCH_DONE,					/* fetched into the entry, or the entry went
+								 * away meanwhile (the caller sees its tag) */
+	FETCH_NONE,					/* the lease store did not answer (or is
+								 * backing off), or a local sequence has no
+								 * whole segment left to fetch ahead */
+	FETCH_GONE					/* the backing sequence is gone: read the
+								 * generator again */
+} FetchResult;
+
 /*
  * Fetch segments (this backend holds the entry's fetching flag) and put
- * them into the entry; count is how many segments the store is asked for.
- * false: the lease store did not answer (or is backing off), nothing
- * fetched.  Errors (and a cancel) clear the flag and drop the store
+ * them into the entry, holding the entry's fetch lock meanwhile; count is
+ * how many segments the store is asked for.  Errors (and a cancel) clear
+ * the flag (the lock goes with the (sub)transaction) and drop the store
  * connection, whose statement may still be in flight.
  */
-static bool
+static FetchResult
 fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 {
 	CosidGenEntry *e = c->entry;
 	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 	volatile bool fetched = false;
+	volatile bool gone = false;
 	volatile int64 start = 0;	/* set inside PG_TRY, read after it */
 	volatile int64 end = 0;
 	volatile int64 seg_period = 0;
 	char		err[512];
+	LOCKTAG		tag;
 
 	err[0] = '\0';
+	fetch_locktag(&tag, e, c->entry_tag);
 	PG_TRY();
 	{
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 		if (!shared)
 		{
 			int64		s,
 						t;
+			bool		g = false;
 
-			fetched = fetch_local(c, period, ahead_after, &s, &t);
+			fetched = fetch_local(c, period, ahead_after, &s, &t, &g);
+			gone = g;
 			start = s;
 			end = t;
 		}
@@ -565,16 +663,18 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	SpinLockAcquire(&e->mutex);
 	if (e->tag != c->entry_tag)
 	{
-		/* freed meanwhile (dropped or altered): these numbers go unused;
-		 * the caller attaches again */
+		/* freed meanwhile (dropped): these numbers go unused; the caller
+		 * reads the generator again */
 		SpinLockRelease(&e->mutex);
-		return true;
+		LockRelease(&tag, ExclusiveLock, false);
+		return FETCH_DONE;
 	}
 	e->fetching = false;
 	if (!fetched)
 	{
 		SpinLockRelease(&e->mutex);
-		return false;
+		LockRelease(&tag, ExclusiveLock, false);
+		return gone ? FETCH_GONE : FETCH_NONE;
 	}
 	e->last_used_ms = (int64) cosid_now_ms();
 	if (start <= e->fetched_end)
@@ -600,7 +700,25 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	add_range(e, start, end, seg_period);
 	e->segment_fetches++;
 	SpinLockRelease(&e->mutex);
-	return true;
+	LockRelease(&tag, ExclusiveLock, false);
+	return FETCH_DONE;
+}
+
+/*
+ * The entry went away under a running call: read the generator again
+ * (gencache.c).  Defined again as a time-based generator meanwhile, it is
+ * not this function's to issue.
+ */
+static void
+refresh(CosidGenCache *c)
+{
+	cosid_gencache_refresh(c);
+	if (c->def.strategy != COSID_STRATEGY_SEGMENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("generator \"%s\" was dropped and defined again with another strategy while this statement used it",
+						c->def.name),
+				 errhint("Run the statement again.")));
 }
 
 /*
@@ -622,6 +740,12 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 	int			spins = 0;
 
 	register_exit_callback();
+	/* a define or alter in this transaction: refuse at once, not at the next fetch */
+	if (unlikely(cosid_catalog_dirty) && !shared)
+	{
+		LockRelationOid(c->def.seqid, RowExclusiveLock);
+		check_sequence_committed(c);
+	}
 
 	for (;;)
 	{
@@ -638,9 +762,9 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		SpinLockAcquire(&e->mutex);
 		if (unlikely(e->tag != c->entry_tag))
 		{
-			/* freed meanwhile (dropped or altered): attach again */
+			/* freed meanwhile (dropped, or reclaimed): read it again */
 			SpinLockRelease(&e->mutex);
-			cosid_gencache_reattach(c);
+			refresh(c);
 			e = c->entry;
 			shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 			continue;
@@ -704,7 +828,9 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 
 		if (fetch)
 		{
-			if (!fetch_segment(c, period, count, ahead_after))
+			FetchResult r = fetch_segment(c, period, count, ahead_after);
+
+			if (r == FETCH_NONE)
 			{
 				/*
 				 * The lease store did not answer, or a local sequence has no
@@ -714,6 +840,20 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 					return got;
 				report_store_away(c);
 			}
+			else if (r == FETCH_GONE)
+			{
+				/* dropped (and perhaps defined again) while we waited */
+				Oid			seqid = c->def.seqid;
+
+				if (got > 0)
+					return got;
+				refresh(c);
+				if (c->def.seqid == seqid)
+					lost_sequence_error(c);
+				e = c->entry;
+				shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+				continue;
+			}
 		}
 		if (got > 0 && (got == n || !fetch))
 			return got;
@@ -722,14 +862,17 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			/* the store is not answering: do not wait on another's attempt */
 			if (shared && store_failing())
 				report_store_away(c);
-			/* another backend is fetching: it takes microseconds (a local
-			 * sequence) or a round trip (the store) */
-			if (++spins < 1000)
+			/*
+			 * another backend is fetching: it takes microseconds (a local
+			 * sequence) or a round trip (the store); then wait on its fetch
+			 * lock, where the deadlock detector sees us
+			 */
+			if (++spins < 100)
 			{
 				pg_spin_delay();
 				continue;
 			}
-			cosid_wait_1ms();
+			wait_for_fetch(e, c->entry_tag);
 		}
 	}
 }

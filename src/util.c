@@ -12,7 +12,9 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_sequence.h"
 #include "port/atomics.h"
 #include "storage/fd.h"
 #include "storage/latch.h"
@@ -103,6 +105,19 @@ cosid_rel_owner(Oid relid)
 	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
 	return owner;
+}
+
+int64
+cosid_sequence_increment(Oid seqid)
+{
+	HeapTuple	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(seqid));
+	int64		inc;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for sequence %u", seqid);
+	inc = ((Form_pg_sequence) GETSTRUCT(tp))->seqincrement;
+	ReleaseSysCache(tp);
+	return inc;
 }
 
 void

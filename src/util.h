@@ -85,6 +85,9 @@ extern void cosid_end_as_role(CosidAsRole *as);
 /* The owner of a relation. */
 extern Oid	cosid_rel_owner(Oid relid);
 
+/* A sequence's increment (its pg_sequence row). */
+extern int64 cosid_sequence_increment(Oid seqid);
+
 /* The directory under the data directory where cosid keeps its files. */
 #define COSID_STATE_DIR "pg_cosid"
 

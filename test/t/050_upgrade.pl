@@ -1,9 +1,9 @@
 # Every release over the ones before it: ALTER EXTENSION cosid UPDATE of a
 # database made with an earlier release gives exactly the objects a fresh
 # CREATE EXTENSION cosid gives (members, definitions, privileges, comments,
-# configuration tables), whichever way it goes: 1.0 -> 1.1 -> 1.2 one release
-# at a time (and at 1.1 the objects of a fresh 1.1), 1.0 -> 1.2 in one
-# command, 1.1 -> 1.2.  Every generator keeps its definition, its state and
+# configuration tables), whichever way it goes: 1.0 -> 1.1 -> latest one
+# release at a time (and at 1.1 the objects of a fresh 1.1), 1.0 -> latest in
+# one command, 1.1 -> latest, 1.2 -> latest.  Every generator keeps its definition, its state and
 # its text: time-based ids continue above those issued before, segment
 # numbers continue without overlap, codecs give the same text.  ulid columns
 # and their indexes made under 1.1 serve uuid values after the update to 1.2.
@@ -542,6 +542,37 @@ is( $node->safe_psql('from11', qq{
 			   count(*) = count(DISTINCT n) AND count(*) = count(DISTINCT s)
 		FROM events}),
 	'100|t|t', 'from11: the generators continue above every id issued under 1.1, none twice');
+
+# ---- database "from12": made with 1.2 (a segment generator dropped and
+# defined again, as 1.2 did it), updated to the latest release
+$node->safe_psql('postgres', 'CREATE DATABASE from12');
+$node->safe_psql('from12', q{
+	CREATE EXTENSION cosid VERSION '1.2';
+	SELECT cosid_define('seg12', '{"strategy":"segment","step":10}');
+	SELECT cosid_define('snow12', '{"strategy":"snowflake"}');
+	CREATE TABLE t12 (s bigint DEFAULT cosid_next('seg12'), n bigint DEFAULT cosid_next('snow12'));
+	INSERT INTO t12 SELECT FROM generate_series(1, 55);
+});
+is($node->safe_psql('from12', $extversion_q), '1.2', 'from12: cosid 1.2 installed');
+is($node->safe_psql('from12', q{SELECT pg_get_function_identity_arguments('cosid_drop'::regproc)}),
+	'name text, if_exists boolean', 'from12: 1.2 has the two-argument cosid_drop');
+my ($max_s12, $max_n12) = split /\|/, $node->safe_psql('from12', 'SELECT max(s), max(n) FROM t12');
+$node->safe_psql('from12', 'ALTER EXTENSION cosid UPDATE');
+is($node->safe_psql('from12', $extversion_q), $default_version, "from12: updated to $default_version");
+is(dump_diff($fresh_objects, 'fresh', extension_objects('from12'), 'from12'), '',
+	'from12 (1.2 -> latest) and fresh have the same extension objects (the diff is empty)');
+is( $node->safe_psql('from12', qq{
+		INSERT INTO t12 SELECT FROM generate_series(1, 20);
+		SELECT min(s) FILTER (WHERE s > $max_s12) IS NOT NULL AND count(*) = count(DISTINCT s),
+			   count(*) FILTER (WHERE n > $max_n12), count(*) = count(DISTINCT n)
+		FROM t12}),
+	't|20|t', 'from12: the generators continue above every id issued under 1.2, none twice');
+# 1.2's calls of cosid_drop still work, and the name keeps its history now
+is( $node->safe_psql('from12', qq{
+		SELECT cosid_drop('seg12', false) \\gset
+		SELECT cosid_define('seg12', '{"strategy":"segment","step":10}') \\gset
+		SELECT cosid_next('seg12') > (SELECT max(s) FROM t12)}),
+	't', 'from12: after the update a segment generator dropped and defined again continues above its numbers');
 
 # ---- after the update: the generators and their ids continue
 is($node->safe_psql('upgraded', $generators_q), $generators10,

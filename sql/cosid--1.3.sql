@@ -1,0 +1,863 @@
+/* cosid--1.3.sql: distributed id generation (CosId 5.0) and the ulid type */
+
+\echo Use "CREATE EXTENSION cosid" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- The ulid type: 16 bytes, 48-bit Unix milliseconds then 80 random bits.
+-------------------------------------------------------------------------------
+
+CREATE TYPE ulid;
+
+CREATE FUNCTION ulid_in(cstring) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_out(ulid) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_recv(internal) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_send(ulid) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE ulid (
+	INPUT = ulid_in,
+	OUTPUT = ulid_out,
+	RECEIVE = ulid_recv,
+	SEND = ulid_send,
+	INTERNALLENGTH = 16,
+	ALIGNMENT = char,
+	STORAGE = plain
+);
+COMMENT ON TYPE ulid IS 'universally unique lexicographically sortable identifier (26 Crockford base32 characters)';
+
+-- comparison
+
+CREATE FUNCTION ulid_eq(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_ne(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_lt(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_le(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_gt(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_ge(ulid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_cmp(ulid, ulid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_sortsupport(internal) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_hash(ulid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_hash_extended(ulid, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_larger(ulid, ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_smaller(ulid, ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR <> (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = ulid, RIGHTARG = ulid, PROCEDURE = ulid_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+CREATE OPERATOR CLASS ulid_ops
+	DEFAULT FOR TYPE ulid USING btree AS
+		OPERATOR 1 <,
+		OPERATOR 2 <=,
+		OPERATOR 3 =,
+		OPERATOR 4 >=,
+		OPERATOR 5 >,
+		FUNCTION 1 ulid_cmp(ulid, ulid),
+		FUNCTION 2 ulid_sortsupport(internal);
+
+CREATE OPERATOR CLASS ulid_ops
+	DEFAULT FOR TYPE ulid USING hash AS
+		OPERATOR 1 =,
+		FUNCTION 1 ulid_hash(ulid),
+		FUNCTION 2 ulid_hash_extended(ulid, bigint);
+
+-- ULIDs made over time are ordered on disk: a BRIN index stays small.
+CREATE OPERATOR CLASS ulid_minmax_ops
+	DEFAULT FOR TYPE ulid USING brin AS
+		OPERATOR 1 <,
+		OPERATOR 2 <=,
+		OPERATOR 3 =,
+		OPERATOR 4 >=,
+		OPERATOR 5 >,
+		FUNCTION 1 brin_minmax_opcinfo(internal),
+		FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
+		FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
+		FUNCTION 4 brin_minmax_union(internal, internal, internal);
+
+CREATE AGGREGATE min(ulid) (
+	SFUNC = ulid_smaller, STYPE = ulid, SORTOP = <,
+	COMBINEFUNC = ulid_smaller, PARALLEL = SAFE
+);
+CREATE AGGREGATE max(ulid) (
+	SFUNC = ulid_larger, STYPE = ulid, SORTOP = >,
+	COMBINEFUNC = ulid_larger, PARALLEL = SAFE
+);
+
+-- time
+
+CREATE FUNCTION ulid_time(ulid) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ulid_time(ulid) IS 'the millisecond a ULID was made';
+
+CREATE FUNCTION ulid_from_time(timestamptz) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ulid_from_time(timestamptz) IS 'the lowest ULID of the millisecond a time falls in, for range scans';
+
+CREATE FUNCTION ulid_parts(ulid, OUT time_part text, OUT random_part text)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ulid_parts(ulid) IS 'the 10-character time part and the 16-character random part of a ULID';
+
+-- casts: uuid has the same 16-byte representation; no implicit cast at all,
+-- so that operators on ulid never become ambiguous.
+
+CREATE CAST (ulid AS uuid) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (uuid AS ulid) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (ulid AS timestamptz) WITH FUNCTION ulid_time(ulid);
+CREATE CAST (text AS ulid) WITH INOUT AS ASSIGNMENT;
+CREATE CAST (ulid AS text) WITH INOUT AS ASSIGNMENT;
+
+-- generation
+
+CREATE FUNCTION gen_ulid() RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_ulid() IS 'a new ULID: the current millisecond and 80 CSPRNG bits';
+
+CREATE FUNCTION gen_ulid_monotonic() RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_ulid_monotonic() IS 'a new ULID greater than every ULID this function made before on this server (needs shared_preload_libraries)';
+
+-------------------------------------------------------------------------------
+-- ulid next to uuid (1.2): ulid and uuid compared with each other, indexes
+-- that serve either, ulid text from text and varchar parameters.
+-------------------------------------------------------------------------------
+
+-- ulid and uuid hold the same 16 bytes, ordered by memcmp and hashed alike,
+-- so ulid's btree and hash operator families take both types: an index on a
+-- ulid column serves "id = $1::uuid" and "$1::uuid = id", and ulid and uuid
+-- columns join by hash and by merge.  The planner support function lets an
+-- index of a family without the cross-type operators (core's uuid_ops on a
+-- uuid column, ulid's BRIN family) serve them too, rewritten to its own type.
+
+CREATE FUNCTION ulid_uuid_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ulid_uuid_support(internal) IS 'planner support: an index on a uuid (or ulid) column serves a comparison with a ulid (or uuid)';
+
+CREATE FUNCTION ulid_uuid_eq(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_eq' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION ulid_uuid_ne(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_ne' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION ulid_uuid_lt(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_lt' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION ulid_uuid_le(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_le' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION ulid_uuid_gt(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_gt' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION ulid_uuid_ge(ulid, uuid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_ge' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION ulid_uuid_cmp(ulid, uuid) RETURNS integer
+	AS 'MODULE_PATHNAME', 'ulid_cmp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uuid_ulid_eq(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_eq' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION uuid_ulid_ne(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_ne' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uuid_ulid_lt(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_lt' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION uuid_ulid_le(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_le' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION uuid_ulid_gt(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_gt' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION uuid_ulid_ge(uuid, ulid) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ulid_ge' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE SUPPORT ulid_uuid_support;
+CREATE FUNCTION uuid_ulid_cmp(uuid, ulid) RETURNS integer
+	AS 'MODULE_PATHNAME', 'ulid_cmp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+
+CREATE OPERATOR = (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR <> (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_uuid_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE OPERATOR = (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR <> (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = uuid_ulid_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+-- A btree family is consistent when it holds every operator and support
+-- function 1 for every pair of its types: (ulid, ulid) from 1.0, the two
+-- cross-type pairs, and (uuid, uuid), which are core's own operators and
+-- functions (core's uuid_ops family stays as it is).
+ALTER OPERATOR FAMILY ulid_ops USING btree ADD
+	OPERATOR 1 < (ulid, uuid),
+	OPERATOR 2 <= (ulid, uuid),
+	OPERATOR 3 = (ulid, uuid),
+	OPERATOR 4 >= (ulid, uuid),
+	OPERATOR 5 > (ulid, uuid),
+	FUNCTION 1 (ulid, uuid) ulid_uuid_cmp(ulid, uuid),
+	OPERATOR 1 < (uuid, ulid),
+	OPERATOR 2 <= (uuid, ulid),
+	OPERATOR 3 = (uuid, ulid),
+	OPERATOR 4 >= (uuid, ulid),
+	OPERATOR 5 > (uuid, ulid),
+	FUNCTION 1 (uuid, ulid) uuid_ulid_cmp(uuid, ulid),
+	OPERATOR 1 pg_catalog.< (uuid, uuid),
+	OPERATOR 2 pg_catalog.<= (uuid, uuid),
+	OPERATOR 3 pg_catalog.= (uuid, uuid),
+	OPERATOR 4 pg_catalog.>= (uuid, uuid),
+	OPERATOR 5 pg_catalog.> (uuid, uuid),
+	FUNCTION 1 (uuid, uuid) pg_catalog.uuid_cmp(uuid, uuid),
+	FUNCTION 2 (uuid, uuid) pg_catalog.uuid_sortsupport(internal);
+
+-- ulid_hash is uuid_hash (hash_any of the 16 bytes): equal values of either
+-- type hash alike, which cross-type hashing needs.
+ALTER OPERATOR FAMILY ulid_ops USING hash ADD
+	OPERATOR 1 = (ulid, uuid),
+	OPERATOR 1 = (uuid, ulid),
+	OPERATOR 1 pg_catalog.= (uuid, uuid),
+	FUNCTION 1 pg_catalog.uuid_hash(uuid),
+	FUNCTION 2 pg_catalog.uuid_hash_extended(uuid, bigint);
+
+-- Text and varchar.  ulid_in reads ULID text and the canonical text of a
+-- uuid.  A varchar goes into a ulid column as a text does (pgjdbc's
+-- setString sends varchar), and ulid compares with text (and so with
+-- varchar, which is text to the parser) by reading the text as a ulid.
+-- These functions are inlined, so "id = $1::varchar" is "id = $1::ulid" to
+-- the planner and uses an index on id; text that is no ulid is 22P02.
+
+CREATE CAST (varchar AS ulid) WITH INOUT AS ASSIGNMENT;
+
+CREATE FUNCTION ulid_text_eq(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 = $2::ulid;
+CREATE FUNCTION ulid_text_ne(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 <> $2::ulid;
+CREATE FUNCTION ulid_text_lt(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 < $2::ulid;
+CREATE FUNCTION ulid_text_le(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 <= $2::ulid;
+CREATE FUNCTION ulid_text_gt(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 > $2::ulid;
+CREATE FUNCTION ulid_text_ge(ulid, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1 >= $2::ulid;
+CREATE FUNCTION text_ulid_eq(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid = $2;
+CREATE FUNCTION text_ulid_ne(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid <> $2;
+CREATE FUNCTION text_ulid_lt(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid < $2;
+CREATE FUNCTION text_ulid_le(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid <= $2;
+CREATE FUNCTION text_ulid_gt(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid > $2;
+CREATE FUNCTION text_ulid_ge(text, ulid) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN $1::ulid >= $2;
+
+CREATE OPERATOR = (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE OPERATOR <> (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = ulid, RIGHTARG = text, PROCEDURE = ulid_text_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE OPERATOR = (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE OPERATOR <> (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = text, RIGHTARG = ulid, PROCEDURE = text_ulid_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+-------------------------------------------------------------------------------
+-- Generators: one row per generator in cosid.generator (per database).
+-------------------------------------------------------------------------------
+
+CREATE SCHEMA cosid;
+GRANT USAGE ON SCHEMA cosid TO PUBLIC;
+COMMENT ON SCHEMA cosid IS 'cosid''s catalog of generators';
+
+-- The layout columns are what ids were made with: fixed at definition, so a
+-- later change to a preset never changes an existing generator.
+CREATE TABLE cosid.generator (
+	name text PRIMARY KEY,
+	strategy text NOT NULL CHECK (strategy IN ('snowflake', 'cosid80', 'segment')),
+	config jsonb NOT NULL,
+	-- time-based generators
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	seq_reset_threshold bigint,
+	-- segment generators: the sequence numbers are allocated from
+	sequence regclass,
+	owns_sequence boolean NOT NULL DEFAULT false,
+	owner regrole NOT NULL,
+	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
+	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
+);
+COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cosid_define(), cosid_alter() and cosid_drop()';
+SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
+REVOKE ALL ON cosid.generator FROM PUBLIC;
+GRANT SELECT ON cosid.generator TO PUBLIC;
+
+-- Any change to the catalog (also a restore) makes backends re-read it.
+CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_catalog_changed' LANGUAGE C;
+CREATE TRIGGER generator_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.generator
+	FOR EACH STATEMENT EXECUTE FUNCTION cosid.catalog_changed();
+
+CREATE VIEW cosid.generators AS
+	SELECT name, strategy, owner,
+		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
+		   CASE unit_ms WHEN 1 THEN 'ms' WHEN 1000 THEN 's' END AS unit,
+		   time_bits, node_bits, seq_bits, seq_reset_threshold,
+		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
+		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
+		   strategy <> 'cosid80'
+			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
+		   sequence,
+		   config
+	FROM cosid.generator;
+COMMENT ON VIEW cosid.generators IS 'generators of this database with their resolved layout';
+GRANT SELECT ON cosid.generators TO PUBLIC;
+
+CREATE FUNCTION cosid_define(name text, config jsonb) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_define(text, jsonb) IS 'define a generator from a JSON document with the keys of CosId''s configuration';
+
+CREATE FUNCTION cosid_alter(name text, config jsonb) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_alter(text, jsonb) IS 'change the given keys of a generator (codec, clock-regression, seq-reset-threshold, int); null resets a key';
+
+-- The history of names (1.3): the highest number segment generators of a
+-- name handed out before they were dropped.  cosid_define continues above it,
+-- so a name defined again never hands out a number twice; cosid_drop(name,
+-- forget_history => true) deletes it.  Written by cosid_drop as the catalog's
+-- owner; a configuration table, so pg_dump keeps it.
+CREATE TABLE cosid.generator_history (
+	name text PRIMARY KEY,
+	last_number bigint NOT NULL,
+	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE cosid.generator_history IS 'the highest number dropped segment generators of each name handed out: a name defined again continues above it';
+SELECT pg_catalog.pg_extension_config_dump('cosid.generator_history', '');
+REVOKE ALL ON cosid.generator_history FROM PUBLIC;
+GRANT SELECT ON cosid.generator_history TO PUBLIC;
+
+CREATE FUNCTION cosid_drop(name text, if_exists boolean DEFAULT false,
+						   forget_history boolean DEFAULT false) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_drop(text, boolean, boolean) IS 'drop a generator; forget_history: let the name start over (its numbers may be handed out again)';
+
+-- issuing
+
+CREATE FUNCTION cosid_next(name text) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next(text) IS 'the next id of a generator';
+
+CREATE FUNCTION cosid_next_text(name text) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next_text(text) IS 'the next id of a generator as text';
+
+CREATE FUNCTION cosid_next_int(name text) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cosid_next_int(text) IS 'the next id of a generator as int4; an error past 2147483647';
+
+CREATE FUNCTION cosid_next_many(name text, n integer) RETURNS SETOF bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1000;
+COMMENT ON FUNCTION cosid_next_many(text, integer) IS 'n ids of a generator in one call, in order';
+
+-- layouts
+
+CREATE FUNCTION cosid_unpack(name text, id bigint,
+							 OUT "time" timestamptz, OUT node integer, OUT seq bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_unpack(text, bigint) IS 'when, where and in what order an id was made';
+
+CREATE FUNCTION cosid_unpack(name text, txt text,
+							 OUT "time" timestamptz, OUT node integer, OUT seq bigint)
+	AS 'MODULE_PATHNAME', 'cosid_unpack_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_unpack(text, text) IS 'when, where and in what order an id given as text was made';
+
+CREATE FUNCTION cosid_pack(name text, "time" timestamptz, node integer DEFAULT 0, seq bigint DEFAULT 0)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_pack(text, timestamptz, integer, bigint) IS 'the id with these parts: with the defaults, the lowest id of that time, for range scans';
+
+CREATE FUNCTION cosid_is_js_safe(id bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_is_js_safe(bigint) IS 'whether an id is exact as a JavaScript number (|id| <= 2^53 - 1)';
+
+-- state
+
+CREATE FUNCTION cosid_slot(OUT mode text, OUT slot integer, OUT namespace text, OUT state text,
+						   OUT window_start timestamptz, OUT window_end timestamptz,
+						   OUT renewals bigint, OUT renewal_failures bigint,
+						   OUT instance text, OUT store_connected boolean,
+						   OUT last_renewal timestamptz, OUT last_error text)
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which it issues ids';
+
+CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
+							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
+							OUT segment_fetches bigint, OUT segment_waits bigint,
+							OUT epoch_ms bigint, OUT unit_ms integer, OUT time_bits integer,
+							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE VIEW cosid_stats AS
+	SELECT g.name, g.strategy,
+		   coalesce(s.issued, 0) AS issued,
+		   coalesce(s.seq_waits, 0) AS seq_waits,
+		   coalesce(s.clock_borrows, 0) AS clock_borrows,
+		   coalesce(s.clock_waits, 0) AS clock_waits,
+		   coalesce(s.clock_failures, 0) AS clock_failures,
+		   coalesce(s.segment_fetches, 0) AS segment_fetches,
+		   coalesce(s.segment_waits, 0) AS segment_waits
+	FROM cosid.generator g
+		LEFT JOIN cosid.stats() s
+		  ON s.name = g.name
+		 AND s.sequence IS NOT DISTINCT FROM g.sequence::oid
+		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
+		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
+		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;
+COMMENT ON VIEW cosid_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
+
+-------------------------------------------------------------------------------
+-- Codecs: ids to text and back.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION cosid_encode(name text, id bigint) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_named' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode(text, bigint) IS 'an id as text, through its generator''s codec';
+
+CREATE FUNCTION cosid_decode(name text, txt text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_named' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode(text, text) IS 'the id a text stands for, through its generator''s codec';
+
+CREATE FUNCTION cosid_encode(id bigint, codec jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode(bigint, jsonb) IS 'a number as text, through any codec list';
+
+CREATE FUNCTION cosid_decode(txt text, codec jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode(text, jsonb) IS 'the number a text stands for, through any codec list';
+
+-------------------------------------------------------------------------------
+-- Leases: when this database is the lease store of several servers.
+-- A slot of a namespace is held by at most one instance at a time; each call
+-- is one atomic function, serialised per namespace.  Every acquire gives the
+-- holder a fencing token, which renew and release require.
+-------------------------------------------------------------------------------
+
+CREATE TABLE cosid.lease (
+	namespace text NOT NULL,
+	slot integer NOT NULL CHECK (slot >= 0),
+	instance text,					-- NULL: released
+	expires_at timestamptz NOT NULL,	-- by the store's clock
+	window_end bigint NOT NULL DEFAULT 0,	-- Unix ms, the holder's clock: no id of
+										-- this slot used a unit starting at or after it
+	acquired_at timestamptz,
+	renewed_at timestamptz,
+	token uuid,						-- the fencing token of the last acquire
+	PRIMARY KEY (namespace, slot)
+);
+COMMENT ON TABLE cosid.lease IS 'slot leases of the servers that use this database as their cosid.lease_store';
+COMMENT ON COLUMN cosid.lease.token IS 'fencing token of the last acquire, required by renew and release: readable by no one but the owner';
+SELECT pg_catalog.pg_extension_config_dump('cosid.lease', '');
+REVOKE ALL ON cosid.lease FROM PUBLIC;
+GRANT SELECT (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at) ON cosid.lease TO PUBLIC;
+
+-- Take a slot for an instance: its own live lease if it has one (a restart),
+-- else the lowest slot of 0 .. 2^slot_bits - 1 that has no live lease (never
+-- leased, released or expired).  previous_end is the window end the slot's
+-- last holder recorded: the new window starts no earlier.  token is the
+-- lease's fencing token, new at every acquire: renew and release need it, so
+-- whoever held the slot before (even under the same instance id) can no
+-- longer touch it.  The free slot is found from the namespace's rows: the
+-- lowest free slot is 0 or one past a slot with a row (a live lease), so the
+-- candidates are 0, every row's slot + 1 and the slots of released or
+-- expired rows; 2^31 slots are never enumerated.
+CREATE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
+									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
+									OUT token uuid)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	slots bigint;
+	l record;
+BEGIN
+	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF slot_bits < 0 OR slot_bits > 31 THEN
+		RAISE EXCEPTION 'invalid cosid lease request: slot_bits must be between 0 and 31, not %', slot_bits
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'slot_bits is cosid.machine_bits: the namespace has 2^slot_bits slots.';
+	END IF;
+	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	slots := 1::bigint << slot_bits;
+	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cosid.lease'),
+											 pg_catalog.hashtext(lease_acquire.namespace));
+	SELECT e.slot, e.window_end INTO l FROM cosid.lease e
+	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
+	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
+	ORDER BY e.slot LIMIT 1;
+	IF NOT FOUND THEN
+		SELECT c.s::integer AS slot, e.window_end INTO l
+		FROM (SELECT 0::bigint AS s
+			  UNION
+			  SELECT r.slot::bigint + 1 FROM cosid.lease r
+			  WHERE r.namespace = lease_acquire.namespace
+			  UNION
+			  SELECT r.slot FROM cosid.lease r
+			  WHERE r.namespace = lease_acquire.namespace
+				AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())) c
+			LEFT JOIN cosid.lease e ON e.namespace = lease_acquire.namespace AND e.slot = c.s
+		WHERE c.s < slots
+		  AND (e.slot IS NULL OR e.instance IS NULL OR e.expires_at <= pg_catalog.clock_timestamp())
+		ORDER BY c.s LIMIT 1;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('All %s slots (cosid.machine_bits = %s) are held by live leases.',
+												 slots, slot_bits),
+					  HINT = 'Raise cosid.machine_bits on every server of the namespace, or stop a server.';
+		END IF;
+	END IF;
+	INSERT INTO cosid.lease AS e (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at,
+								  token)
+	VALUES (lease_acquire.namespace, l.slot, lease_acquire.instance, pg_catalog.clock_timestamp() + ttl, 0,
+			pg_catalog.clock_timestamp(), pg_catalog.clock_timestamp(), pg_catalog.gen_random_uuid())
+	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
+		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
+			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
+							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,
+			renewed_at = EXCLUDED.renewed_at, token = EXCLUDED.token
+	RETURNING e.slot, e.window_end, e.expires_at, e.token INTO slot, previous_end, expires_at, token;
+END
+$$;
+
+-- Extend a lease and record the holder's new window end (never lower).
+-- Fails with 55000 unless the instance holds the slot with this token: the
+-- lease was taken over or released meanwhile (or the token is wrong).
+CREATE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, token uuid, window_end bigint,
+								  ttl interval)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	expiry timestamptz;
+BEGIN
+	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cosid.lease'),
+											 pg_catalog.hashtext(lease_renew.namespace));
+	UPDATE cosid.lease e
+	SET expires_at = pg_catalog.clock_timestamp() + ttl,
+		window_end = GREATEST(e.window_end, lease_renew.window_end),
+		renewed_at = pg_catalog.clock_timestamp()
+	WHERE e.namespace = lease_renew.namespace AND e.slot = lease_renew.slot
+	  AND e.instance = lease_renew.instance AND e.token = lease_renew.token
+	RETURNING e.expires_at INTO expiry;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
+			lease_renew.slot, lease_renew.namespace, lease_renew.instance
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'The lease was taken over or released, or the token is not the one its acquire returned.';
+	END IF;
+	RETURN expiry;
+END
+$$;
+
+-- Give a slot back.  last_end is the true end of what was issued; the
+-- recorded window end never goes down (the next holder starts after the
+-- greater of the two).  true: released now; false: this holder had already
+-- released it (a retried release); 55000 unless the instance holds the slot
+-- with this token.
+CREATE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid, last_end bigint)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cosid.lease'),
+											 pg_catalog.hashtext(lease_release.namespace));
+	UPDATE cosid.lease e
+	SET instance = NULL, expires_at = pg_catalog.clock_timestamp(),
+		window_end = GREATEST(e.window_end, lease_release.last_end)
+	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
+	  AND e.instance = lease_release.instance AND e.token = lease_release.token;
+	IF FOUND THEN
+		RETURN true;
+	END IF;
+	PERFORM FROM cosid.lease e
+	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
+	  AND e.instance IS NULL AND e.token = lease_release.token;
+	IF FOUND THEN
+		RETURN false;
+	END IF;
+	RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
+		lease_release.slot, lease_release.namespace, lease_release.instance
+		USING ERRCODE = 'object_not_in_prerequisite_state',
+			  DETAIL = 'The lease was taken over, or the token is not the one its acquire returned.';
+END
+$$;
+
+REVOKE ALL ON FUNCTION cosid.lease_acquire(text, text, integer, interval),
+	cosid.lease_renew(text, integer, text, uuid, bigint, interval),
+	cosid.lease_release(text, integer, text, uuid, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance; returns its fencing token (grant EXECUTE to the role the servers connect as)';
+COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease held with its token and record the holder''s window end (never lower)';
+COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'give back a slot held with its token; the recorded window end never goes down';
+
+-------------------------------------------------------------------------------
+-- Immutable codecs (1.2): cosid_encode_immutable and cosid_decode_immutable,
+-- for index expressions, generated columns and CHECK constraints.
+-------------------------------------------------------------------------------
+
+-- The same text as cosid_encode(bigint, jsonb) and cosid_decode(text, jsonb),
+-- for lists whose text depends on the input alone: radix, prefix, suffix,
+-- grouped, and friendly in UTC.  Binding the list refuses every other item
+-- (22023, with its JSON path): date-prefix (the clock, or a generator's
+-- layout), friendly in another zone (its rules change), custom (functions
+-- found by name through the search_path).  There is no form with a
+-- generator's name: cosid_alter can change a generator's codec.
+CREATE FUNCTION cosid_encode_immutable(id bigint, codec jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'cosid_encode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_encode_immutable(bigint, jsonb) IS 'a number as text, through a codec list whose text depends on the number alone (for indexes)';
+
+CREATE FUNCTION cosid_decode_immutable(txt text, codec jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'cosid_decode_immutable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_decode_immutable(text, jsonb) IS 'the number a text stands for, through a codec list whose result depends on the text alone (for indexes)';
+
+-------------------------------------------------------------------------------
+-- Segments shared across servers (1.2): a segment generator defined with
+-- "distributor": "lease-store" takes its segments from the lease store
+-- (cosid.lease_store) instead of a local sequence, so servers that write the
+-- same tables never hand out the same number.  On the store: a counter per
+-- namespace and generator name, advanced by one atomic function.  On every
+-- server: such a generator has no backing sequence, and cosid.generators
+-- shows where each segment generator's segments come from.
+-------------------------------------------------------------------------------
+
+-- The last number handed out per namespace and generator name.  It only goes
+-- up: each range cosid.segment_acquire returns lies above every range it
+-- returned before, to any server.  Dumped with the store's database.
+CREATE TABLE cosid.segment_counter (
+	namespace text NOT NULL,
+	name text NOT NULL,
+	last_number bigint NOT NULL,	-- the last number handed out
+	fetches bigint NOT NULL DEFAULT 1,
+	updated_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+	CONSTRAINT segment_counter_pkey PRIMARY KEY (namespace, name)
+);
+COMMENT ON TABLE cosid.segment_counter IS 'segments handed out to the servers that use this database as their cosid.lease_store: the last number of each namespace and generator name';
+SELECT pg_catalog.pg_extension_config_dump('cosid.segment_counter', '');
+REVOKE ALL ON cosid.segment_counter FROM PUBLIC;
+GRANT SELECT ON cosid.segment_counter TO PUBLIC;
+
+-- Hand out count segments of step numbers: the range [first, last], above
+-- every number handed out before for this namespace and name and at least
+-- start.  One statement on one row (INSERT ... ON CONFLICT DO UPDATE), so
+-- callers from any server get disjoint ranges; the commit is made durable
+-- (synchronous_commit on), so a store crash never gives a range out again.
+-- 22023 for a bad argument, 22003 when the range would pass 2^63 - 1.
+CREATE FUNCTION cosid.segment_acquire(namespace text, name text, step bigint, start bigint, count integer,
+									  OUT first bigint, OUT last bigint)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	size bigint;
+	top bigint;
+BEGIN
+	IF segment_acquire.namespace = '' OR segment_acquire.name = '' THEN
+		RAISE EXCEPTION 'invalid cosid segment request: the namespace and the name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.step < 1 OR segment_acquire.step > 1000000000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: step must be between 1 and 1000000000, not %',
+			segment_acquire.step
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.count < 1 OR segment_acquire.count > 100000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: count must be between 1 and 100000, not %',
+			segment_acquire.count
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.start < 0 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: start must not be negative, not %', segment_acquire.start
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	size := segment_acquire.step * segment_acquire.count;	-- at most 10^14
+	IF segment_acquire.start - 1 > 9223372036854775807 - size THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of namespace "%" cannot go past 9223372036854775807',
+			segment_acquire.name, segment_acquire.namespace
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = pg_catalog.format('%s segments of %s from %s do not fit a bigint.',
+											 segment_acquire.count, segment_acquire.step, segment_acquire.start);
+	END IF;
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+	INSERT INTO cosid.segment_counter AS c (namespace, name, last_number)
+	VALUES (segment_acquire.namespace, segment_acquire.name, segment_acquire.start - 1 + size)
+	ON CONFLICT ON CONSTRAINT segment_counter_pkey DO UPDATE
+	SET last_number = GREATEST(c.last_number, segment_acquire.start - 1) + size,
+		fetches = c.fetches + 1,
+		updated_at = pg_catalog.clock_timestamp()
+	WHERE GREATEST(c.last_number, segment_acquire.start - 1) <= 9223372036854775807 - size
+	RETURNING c.last_number INTO top;
+	IF top IS NULL THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of namespace "%" cannot go past 9223372036854775807',
+			segment_acquire.name, segment_acquire.namespace
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
+											 segment_acquire.count, segment_acquire.step);
+	END IF;
+	first := top - size + 1;
+	last := top;
+END
+$$;
+REVOKE ALL ON FUNCTION cosid.segment_acquire(text, text, bigint, bigint, integer) FROM PUBLIC;
+COMMENT ON FUNCTION cosid.segment_acquire(text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers, above every number handed out before for the namespace and name and at least start (grant EXECUTE to the role the servers connect as)';
+
+-- On every server: a segment generator with "distributor": "lease-store" has
+-- no backing sequence; every other segment generator has one.
+ALTER TABLE cosid.generator DROP CONSTRAINT generator_check;
+ALTER TABLE cosid.generator ADD CONSTRAINT generator_sequence_check
+	CHECK ((strategy = 'segment'
+			AND coalesce(lower(config ->> 'distributor'), 'local') <> 'lease-store') = (sequence IS NOT NULL));
+
+CREATE OR REPLACE VIEW cosid.generators AS
+	SELECT name, strategy, owner,
+		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
+		   CASE unit_ms WHEN 1 THEN 'ms' WHEN 1000 THEN 's' END AS unit,
+		   time_bits, node_bits, seq_bits, seq_reset_threshold,
+		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
+		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
+		   strategy <> 'cosid80'
+			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
+		   sequence,
+		   config,
+		   CASE WHEN strategy = 'segment'
+				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
+	FROM cosid.generator;
