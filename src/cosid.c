@@ -53,6 +53,7 @@ cosid_shmem_request(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(shmem_size());
 	cosid_genstate_shmem_request();
+	cosid_ulid_shmem_request();
 }
 
 static void

@@ -7,7 +7,8 @@
  * a big-endian time-first value is creation order, and which is uuid's order
  * too: ulid and uuid compare with each other byte for byte, and hash alike.
  *
- * Owns: the type's functions and gen_ulid_monotonic()'s shared last ULID.
+ * Owns: the type's functions, gen_ulid_monotonic()'s shared last ULID and
+ * its mark file (pg_cosid/ulid.state).
  * Must not: depend on generators, slots or the catalog.
  */
 #include "ulid_type.h"
@@ -33,19 +34,38 @@
 #include "utils/lsyscache.h"
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
+#include "storage/fd.h"
+#include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
-/* gen_ulid_monotonic()'s last ULID, shared (see ulid_type.h) */
+/*
+ * gen_ulid_monotonic()'s last ULID, shared (see ulid_type.h), and its mark:
+ * no ULID of this server ever had a time at or above mark_ms, which is on
+ * disk (pg_cosid/ulid.state) before any ULID uses a time below it.  After
+ * a restart or a crash the last ULID starts as the mark, so every new one
+ * sorts above every old one, whatever the clock says.
+ */
 typedef struct UlidShared
 {
-	slock_t		lock;			/* protects last */
+	slock_t		lock;			/* protects the fields below */
+	bool		loaded;			/* the mark was read from its file */
+	int64		mark_ms;
 	uint8		last[ULID_BYTES];
 } UlidShared;
 
 static UlidShared *ulid_shared = NULL;
+static LWLock *ulid_mark_lock = NULL;	/* held while the file is read or written */
+
+#define ULID_STATE_FILE		COSID_STATE_DIR "/ulid.state"
+#define ULID_STATE_TMP		COSID_STATE_DIR "/ulid.state.tmp"
+#define ULID_STATE_MAGIC	"cosid ulid state 1"
+/* the mark is set this far ahead of the time it is needed for ... */
+#define ULID_MARK_LEAD_MS	1000
+/* ... and moved on when a ULID comes this close to it */
+#define ULID_MARK_RENEW_MS	500
 
 typedef struct pg_ulid
 {
@@ -560,6 +580,114 @@ gen_ulid(PG_FUNCTION_ARGS)
 	PG_RETURN_ULID_P(u);
 }
 
+/* ---------- the mark ---------- */
+
+/* The mark in the file, 0 when there is none; a damaged file is an error. */
+static int64
+read_mark(void)
+{
+	FILE	   *f = AllocateFile(ULID_STATE_FILE, "r");
+	char		line[128];
+	bool		magic = false;
+	int64		mark = -1;
+
+	if (f == NULL)
+	{
+		if (errno == ENOENT)
+			return 0;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", ULID_STATE_FILE)));
+	}
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *end;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strcmp(line, ULID_STATE_MAGIC) == 0)
+			magic = true;
+		else if (strncmp(line, "mark_ms=", 8) == 0)
+		{
+			mark = strtoi64(line + 8, &end, 10);
+			if (*end != '\0' || mark < 0)
+				mark = -1;
+		}
+	}
+	FreeFile(f);
+	if (!magic || mark < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cosid ULID state file \"%s\" is damaged", ULID_STATE_FILE),
+				 errdetail("Without it the time of the last monotonic ULID is unknown, so new ones could sort below old ones."),
+				 errhint("Write a time past every ULID issued as mark_ms (Unix milliseconds) under the line \"%s\", or remove the file only if the clock is certainly past them.",
+						 ULID_STATE_MAGIC)));
+	return mark;
+}
+
+/*
+ * First use since the server started: the last ULID becomes the mark of the
+ * file (the 80-bit part zero, never issued), unless it is later already.
+ */
+static void
+load_mark(void)
+{
+	LWLockAcquire(ulid_mark_lock, LW_EXCLUSIVE);
+	if (!ulid_shared->loaded)
+	{
+		int64		mark = read_mark();
+		uint8		zero[ULID_RAND_BYTES] = {0};
+
+		SpinLockAcquire(&ulid_shared->lock);
+		if ((int64) ulid_time_ms(ulid_shared->last) < mark)
+			ulid_build((uint64) mark, zero, ulid_shared->last);
+		ulid_shared->mark_ms = mark;
+		ulid_shared->loaded = true;
+		SpinLockRelease(&ulid_shared->lock);
+	}
+	LWLockRelease(ulid_mark_lock);
+}
+
+/*
+ * Move the mark past a ULID of time t_ms, durably, unless it is far enough
+ * ahead already.  wait: block for the lock (nothing may be issued until the
+ * mark moves); otherwise leave it to whoever holds the lock.
+ */
+static void
+extend_mark(int64 t_ms, bool wait)
+{
+	int64		mark;
+
+	if (wait)
+		LWLockAcquire(ulid_mark_lock, LW_EXCLUSIVE);
+	else if (!LWLockConditionalAcquire(ulid_mark_lock, LW_EXCLUSIVE))
+		return;
+	SpinLockAcquire(&ulid_shared->lock);
+	mark = ulid_shared->mark_ms;
+	SpinLockRelease(&ulid_shared->lock);
+	if (t_ms + ULID_MARK_RENEW_MS >= mark)
+	{
+		char		buf[128];
+		int			len;
+
+		mark = t_ms + ULID_MARK_LEAD_MS;
+		len = snprintf(buf, sizeof(buf), "%s\nmark_ms=" INT64_FORMAT "\n", ULID_STATE_MAGIC, mark);
+		cosid_ensure_state_dir();
+		cosid_write_durably(ULID_STATE_FILE, ULID_STATE_TMP, buf, len);
+		SpinLockAcquire(&ulid_shared->lock);
+		ulid_shared->mark_ms = Max(ulid_shared->mark_ms, mark);
+		SpinLockRelease(&ulid_shared->lock);
+	}
+	LWLockRelease(ulid_mark_lock);
+}
+
+/*
+ * Strictly increasing across every backend and across restarts and crashes:
+ * the time part is the clock's, or the last ULID's when the clock is behind
+ * it (after a restart with the clock set back: the mark's), and the 80-bit
+ * part goes on from the last one.  A ULID uses a time only below the mark on
+ * disk; the backend that comes near it moves it on (once or twice a second
+ * under load, a small file write), and others wait only if it falls behind.
+ */
 Datum
 gen_ulid_monotonic(PG_FUNCTION_ARGS)
 {
@@ -573,12 +701,35 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 	for (;;)
 	{
 		uint64		now = cosid_now_ms();
-		UlidMonoResult r;
+		UlidMonoResult r = ULID_MONO_OK;
+		int64		t;
+		bool		loaded;
+		bool		below;
+		bool		near = false;
 
 		SpinLockAcquire(&ulid_shared->lock);
-		r = ulid_monotonic_next(ulid_shared->last, now, rnd, u->data);
+		loaded = ulid_shared->loaded;
+		t = Max((int64) now, (int64) ulid_time_ms(ulid_shared->last));
+		below = t < ulid_shared->mark_ms;
+		if (likely(loaded && below))
+		{
+			r = ulid_monotonic_next(ulid_shared->last, now, rnd, u->data);
+			near = t + ULID_MARK_RENEW_MS >= ulid_shared->mark_ms;
+		}
 		SpinLockRelease(&ulid_shared->lock);
 
+		if (unlikely(!loaded))
+		{
+			load_mark();
+			continue;
+		}
+		if (unlikely(!below))
+		{
+			extend_mark(t, true);
+			continue;
+		}
+		if (unlikely(near))
+			extend_mark(t, false);
 		if (likely(r == ULID_MONO_OK))
 			break;
 		if (r == ULID_MONO_TIME_RANGE)
@@ -595,6 +746,12 @@ cosid_ulid_shmem_size(void)
 	return MAXALIGN(sizeof(UlidShared));
 }
 
+void
+cosid_ulid_shmem_request(void)
+{
+	RequestNamedLWLockTranche("cosid ulid", 1);
+}
+
 /* Called under AddinShmemInitLock. */
 void
 cosid_ulid_shmem_init(void)
@@ -607,4 +764,5 @@ cosid_ulid_shmem_init(void)
 		memset(ulid_shared, 0, sizeof(UlidShared));
 		SpinLockInit(&ulid_shared->lock);
 	}
+	ulid_mark_lock = &(GetNamedLWLockTranche("cosid ulid"))->lock;
 }
