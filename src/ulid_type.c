@@ -250,7 +250,8 @@ ulid_cmp(PG_FUNCTION_ARGS)
  * OP' is the same comparison on the key's own type and the value is
  * relabelled to that type (the same 16 bytes, no conversion).  The two are
  * equivalent, so the index condition is exact (not lossy).  <> is never an
- * index condition.
+ * index condition.  The comparison is the operator's function's, never its
+ * name's; the rewritten operator must be in the index's family.
  */
 typedef enum UlidCmpKind
 {
@@ -262,18 +263,32 @@ typedef enum UlidCmpKind
 	ULID_CMP_GE
 } UlidCmpKind;
 
+/*
+ * What the operator computes, from the function it calls: one of ours (the
+ * support function is attached to them only, and only a superuser can
+ * attach it), whatever the operator is named.  An operator is a name any
+ * role can give to any function: "evil.<" over uuid_ulid_eq is an equality,
+ * and an index condition rewritten from its name would return other rows
+ * than the operator itself.
+ */
 static UlidCmpKind
-ulid_cmp_kind(const char *opname)
+ulid_cmp_kind(Oid opno)
 {
-	if (strcmp(opname, "=") == 0)
+	RegProcedure fn = get_opcode(opno);
+	FmgrInfo	finfo;
+
+	if (!OidIsValid(fn))
+		return ULID_CMP_NONE;
+	fmgr_info(fn, &finfo);
+	if (finfo.fn_addr == ulid_eq)
 		return ULID_CMP_EQ;
-	if (strcmp(opname, "<") == 0)
+	if (finfo.fn_addr == ulid_lt)
 		return ULID_CMP_LT;
-	if (strcmp(opname, "<=") == 0)
+	if (finfo.fn_addr == ulid_le)
 		return ULID_CMP_LE;
-	if (strcmp(opname, ">") == 0)
+	if (finfo.fn_addr == ulid_gt)
 		return ULID_CMP_GT;
-	if (strcmp(opname, ">=") == 0)
+	if (finfo.fn_addr == ulid_ge)
 		return ULID_CMP_GE;
 	return ULID_CMP_NONE;
 }
@@ -288,7 +303,6 @@ ulid_uuid_support(PG_FUNCTION_ARGS)
 	Node	   *value;
 	Oid			keytype;
 	Oid			valuetype;
-	char	   *opname;
 	UlidCmpKind kind;
 	TypeCacheEntry *tce;
 	Oid			opno = InvalidOid;
@@ -310,11 +324,7 @@ ulid_uuid_support(PG_FUNCTION_ARGS)
 	if ((keytype == UUIDOID) == (valuetype == UUIDOID))
 		PG_RETURN_POINTER(NULL);
 
-	opname = get_opname(clause->opno);
-	if (opname == NULL)
-		PG_RETURN_POINTER(NULL);
-	kind = ulid_cmp_kind(opname);
-	pfree(opname);
+	kind = ulid_cmp_kind(clause->opno);
 	if (kind == ULID_CMP_NONE)
 		PG_RETURN_POINTER(NULL);
 

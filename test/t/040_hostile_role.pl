@@ -18,7 +18,10 @@
 #     superuser uses the generator; they stay the functions resolved at
 #     definition whatever the caller's search_path;
 #  e) defining needs CREATE on the database; altering and dropping need
-#     ownership of the generator.
+#     ownership of the generator;
+#  f) an operator the role names "<" over cosid's equality function: the
+#     planner support follows the function, so an index scan gives the rows
+#     the operator gives.
 #
 # The attacker is an ordinary role: LOGIN, CREATE on the database, its own
 # schema evil.  Every shadowing object calls evil.probe(), which (running as
@@ -649,6 +652,42 @@ is(setup_errors($r), '', 'd) the attacker creates evil.enc(bigint) and evil.dec(
 		"e_flake:attacker,e_seg:attacker,su_flake:$superuser,su_gen:$superuser",
 		"$label: every generator still exists, with its owner");
 	check_route($label, [ @$p1, @$p2, @$p3, @$p4 ], no_calls => 1);
+}
+
+# ---- f) an operator's name: the planner support of the ulid/uuid
+# comparisons serves an index condition from what the operator's function
+# computes, never from its name.  In 1.2 "evil.<" over uuid_ulid_eq (an
+# equality named <) was rewritten to an index condition "id > value": the
+# index scan returned other rows than the operator (wrong results, no error).
+{
+	my $label = 'f) operator names';
+	$node->safe_psql('postgres', q{
+		CREATE TABLE public.f_ids (id ulid PRIMARY KEY);
+		INSERT INTO public.f_ids SELECT gen_ulid() FROM generate_series(1, 2000);
+		ANALYZE public.f_ids;
+		GRANT SELECT ON public.f_ids TO attacker;
+	});
+	my $pick = $node->safe_psql('postgres', 'SELECT id::uuid FROM public.f_ids ORDER BY id OFFSET 1000 LIMIT 1');
+	my $q = "SELECT count(*) FROM public.f_ids WHERE '$pick'::uuid OPERATOR(evil.<) id";
+	my $pick2 = $node->safe_psql('postgres', 'SELECT id::uuid FROM public.f_ids ORDER BY id OFFSET 500 LIMIT 1');
+	my $q2 = "SELECT count(*) FROM public.f_ids WHERE id OPERATOR(evil.>=) '$pick2'::uuid";
+	my ($r, $probes) = session(
+		'attacker',
+		[ 'setup op', q{CREATE OPERATOR evil.< (LEFTARG = uuid, RIGHTARG = ulid, FUNCTION = public.uuid_ulid_eq);} ],
+		[ 'setup op2', q{CREATE OPERATOR evil.>= (LEFTARG = ulid, RIGHTARG = uuid, FUNCTION = public.ulid_uuid_lt);} ],
+		[ 'seqscan', "SET enable_indexscan = off; SET enable_bitmapscan = off; $q;" ],
+		[ 'indexscan', "SET enable_seqscan = off; SET enable_indexscan = on; SET enable_bitmapscan = off; $q;" ],
+		[ 'plan', "EXPLAIN (COSTS OFF) $q;" ],
+		[ 'seqscan2', "SET enable_seqscan = on; SET enable_indexscan = off; $q2;" ],
+		[ 'indexscan2', "SET enable_seqscan = off; SET enable_indexscan = on; $q2;" ]);
+	is(setup_errors($r), '', "$label: the attacker created its operators");
+	is(got($r, 'seqscan'), '1', "$label: a sequential scan finds the one row the operator (an equality) is true for");
+	is(got($r, 'indexscan'), got($r, 'seqscan'), "$label: an index scan finds the same rows");
+	like(got($r, 'plan'), qr/Index (Only )?Scan using f_ids_pkey .*\n.*Index Cond: \(id = /s,
+		"$label: the index serves it as the equality its function is");
+	is(got($r, 'seqscan2'), '500', "$label: \"evil.>=\" over ulid_uuid_lt is a less-than: the 500 rows below");
+	is(got($r, 'indexscan2'), got($r, 'seqscan2'), "$label: the index scan of it finds the same rows");
+	check_route($label, $probes);
 }
 
 $node->stop;
