@@ -3,13 +3,16 @@
 \echo Use "ALTER EXTENSION cosid UPDATE TO '1.3'" to load this file. \quit
 
 -- The history of names (1.3): the highest number segment generators of a
--- name handed out before they were dropped.  cosid_define continues above it,
--- so a name defined again never hands out a number twice; cosid_drop(name,
--- forget_history => true) deletes it.  Written by cosid_drop as the catalog's
--- owner; a configuration table, so pg_dump keeps it.
+-- name handed out from their sequence before they were dropped, and whether
+-- some took numbers from the lease store (whose counter only the store
+-- knows).  cosid_define continues above it, so a name defined again never
+-- hands out a number twice; cosid_drop(name, forget_history => true)
+-- deletes it.  Written by cosid_drop as the catalog's owner; a
+-- configuration table, so pg_dump keeps it.
 CREATE TABLE cosid.generator_history (
 	name text PRIMARY KEY,
 	last_number bigint NOT NULL,
+	lease_store boolean NOT NULL DEFAULT false,
 	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 COMMENT ON TABLE cosid.generator_history IS 'the highest number dropped segment generators of each name handed out: a name defined again continues above it';

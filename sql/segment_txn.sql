@@ -59,6 +59,17 @@ SELECT :after_rollback_to > :before_savepoint AS above;
 COMMIT;
 INSERT INTO handed VALUES ('sa', :before_savepoint), ('sa', :after_rollback_to);
 
+-- two step changes, the second rolled back to a savepoint: the sequence is
+-- still the first change's (PostgreSQL forgets the latest change then, not
+-- the first), so issuing is still refused
+BEGIN;
+SELECT cosid_alter('sa', '{"step": 30}');
+SAVEPOINT s2;
+SELECT cosid_alter('sa', '{"step": 40}');
+ROLLBACK TO s2;
+SELECT pg_temp.err($$SELECT cosid_next('sa')$$) AS after_second_alter_rolled_back;
+ROLLBACK;
+
 -- committed, the new step holds and numbers go on above
 SELECT max(n) AS prev_max FROM handed \gset
 SELECT cosid_alter('sa', '{"step": 20}');
@@ -140,6 +151,22 @@ SELECT max(x) AS orders_max FROM cosid_next_many('orders', 3) x \gset
 SELECT cosid_drop('orders');
 SELECT cosid_define('orders', '{"strategy": "segment"}');
 SELECT cosid_next('orders') > :orders_max AS above_adopted;
+
+-- a name whose numbers move between a local sequence and the lease store
+-- (no store is needed to define, drop or read a definition)
+SELECT cosid_define('ls', '{"strategy": "segment", "step": 10}');
+SELECT max(x) AS ls_max FROM cosid_next_many('ls', 15) x \gset
+SELECT cosid_drop('ls');
+SELECT cosid_define('ls', '{"strategy": "segment", "distributor": "lease-store"}');
+SELECT (config ->> 'start')::bigint > :ls_max AS store_start_above_local_numbers
+FROM cosid.generator WHERE name = 'ls';
+SELECT cosid_drop('ls');
+SELECT lease_store FROM cosid.generator_history WHERE name = 'ls';
+SELECT pg_temp.err($$SELECT cosid_define('ls', '{"strategy": "segment"}')$$) AS local_after_store;
+SELECT cosid_define('ls', '{"strategy": "segment", "distributor": "lease-store"}');
+SELECT cosid_drop('ls', forget_history => true);
+SELECT cosid_define('ls', '{"strategy": "segment"}');
+SELECT cosid_next('ls') AS local_after_forgetting;
 
 -- no number was handed out twice
 SELECT * FROM pg_temp.twice();

@@ -65,13 +65,16 @@
 #endif
 
 /*
- * The subtransaction that gave a relation a new relfilenode in this
- * transaction (InvalidSubTransactionId: none); 16 renamed the field.
+ * Whether a relation's file is another than at the start of this
+ * transaction: the highest subtransaction a relfilenode change survived
+ * into (InvalidSubTransactionId: none).  Not rd_newRelfilenodeSubid, which
+ * forgets an earlier change when a later one is rolled back to a savepoint.
+ * 16 renamed the field.
  */
 #if PG_VERSION_NUM >= 160000
-#define cosid_rel_new_file_subid(rel) ((rel)->rd_newRelfilelocatorSubid)
+#define cosid_rel_changed_file_subid(rel) ((rel)->rd_firstRelfilelocatorSubid)
 #else
-#define cosid_rel_new_file_subid(rel) ((rel)->rd_newRelfilenodeSubid)
+#define cosid_rel_changed_file_subid(rel) ((rel)->rd_firstRelfilenodeSubid)
 #endif
 
 #endif							/* COSID_COMPAT_H */

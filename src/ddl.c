@@ -115,12 +115,13 @@ history_exists(void)
 }
 
 /*
- * The highest number segment generators of this name handed out in this
- * database before they were dropped (SPI connected); false when none did, or
- * their history was forgotten.
+ * The highest number segment generators of this name handed out from their
+ * sequence in this database before they were dropped, and whether some took
+ * numbers from the lease store (SPI connected); false when there is no
+ * history (none was dropped, or it was forgotten).
  */
 static bool
-history_last(const char *name, int64 *last)
+history_last(const char *name, int64 *last, bool *from_store)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
@@ -128,22 +129,26 @@ history_last(const char *name, int64 *last)
 
 	if (!history_exists())
 		return false;
-	if (cosid_catalog_exec("SELECT last_number FROM cosid.generator_history "
+	if (cosid_catalog_exec("SELECT last_number, lease_store FROM cosid.generator_history "
 						   "WHERE name OPERATOR(pg_catalog.=) $1",
 						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator_history");
 	if (SPI_processed == 0)
 		return false;
 	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	return !isnull;
+	*from_store = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	return true;
 }
 
-/* Record (or raise) the name's last number; forget: delete its history. */
+/*
+ * Record (or raise) the name's last number, and whether the generator took
+ * numbers from the lease store; forget: delete the name's history.
+ */
 static void
-history_write(const char *name, int64 last, bool forget)
+history_write(const char *name, int64 last, bool from_store, bool forget)
 {
-	Oid			argtypes[2] = {TEXTOID, INT8OID};
-	Datum		values[2] = {CStringGetTextDatum(name), Int64GetDatum(last)};
+	Oid			argtypes[3] = {TEXTOID, INT8OID, BOOLOID};
+	Datum		values[3] = {CStringGetTextDatum(name), Int64GetDatum(last), BoolGetDatum(from_store)};
 
 	if (!history_exists())
 		return;
@@ -154,11 +159,12 @@ history_write(const char *name, int64 last, bool forget)
 			elog(ERROR, "could not write cosid.generator_history");
 		return;
 	}
-	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number) VALUES ($1, $2) "
-						   "ON CONFLICT (name) DO UPDATE SET "
+	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, lease_store) "
+						   "VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET "
 						   "last_number = pg_catalog.int8larger(h.last_number, excluded.last_number), "
+						   "lease_store = h.lease_store OR excluded.lease_store, "
 						   "dropped_at = pg_catalog.now()",
-						   2, argtypes, values, NULL, false) != SPI_OK_INSERT)
+						   3, argtypes, values, NULL, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not write cosid.generator_history");
 }
 
@@ -340,28 +346,50 @@ cosid_define(PG_FUNCTION_ARGS)
 	values[10] = ObjectIdGetDatum(InvalidOid);
 	nulls[10] = 'n';
 	/*
-	 * Segments from the lease store need no sequence: the store counts, and
-	 * its counter outlives a drop.  A local one starts above what the name
-	 * handed out before it was dropped (cosid.generator_history); a "start"
-	 * written at or below that is refused.
+	 * A segment generator starts above what its name handed out before it
+	 * was dropped (cosid.generator_history); a "start" written at or below
+	 * that is refused.  A local one's new sequence starts there; one from the
+	 * lease store (which needs no sequence: the store counts, and its counter
+	 * outlives a drop) gets it as its "start", which every fetch asks the
+	 * store to stay above.  A name whose numbers came from the lease store
+	 * cannot become local: only the store knows how far they went.
 	 */
-	if (def.strategy == COSID_STRATEGY_SEGMENT &&
-		def.distributor == COSID_DISTRIBUTOR_LOCAL)
+	if (def.strategy == COSID_STRATEGY_SEGMENT)
 	{
 		int64		last = 0;
 		int64		floor = PG_INT64_MIN;
+		bool		from_store = false;
 
-		if (history_last(name, &last))
+		if (history_last(name, &last, &from_store))
 		{
+			if (from_store && def.distributor == COSID_DISTRIBUTOR_LOCAL)
+				key_error("distributor",
+						  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
+						  name);
 			if (def.group == COSID_GROUP_NONE && def.adopt == NULL &&
 				config_sets(config, "start") && def.start <= last)
 				key_error("start",
 						  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
 						  last, name, last);
+			if (last > PG_INT64_MAX - def.step)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("generators named \"%s\" in this database used up every number", name),
+						 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
+						 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
 			floor = last + 1;
+			if (def.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def.group == COSID_GROUP_NONE &&
+				floor > def.start)
+				config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(config),
+															DirectFunctionCall1(jsonb_in,
+																				CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
+			values[2] = JsonbPGetDatum(config);
 		}
-		values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
-		nulls[10] = ' ';
+		if (def.distributor == COSID_DISTRIBUTOR_LOCAL)
+		{
+			values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
+			nulls[10] = ' ';
+		}
 	}
 	values[11] = BoolGetDatum(owns);
 	values[0] = CStringGetTextDatum(name);
@@ -555,20 +583,26 @@ cosid_drop(PG_FUNCTION_ARGS)
 	 * when it commits they find the generator gone).  Defined again, the
 	 * name continues above it.
 	 */
-	if (stored.strategy == COSID_STRATEGY_SEGMENT && OidIsValid(stored.seqid) &&
-		get_rel_relkind(stored.seqid) == RELKIND_SEQUENCE)
+	if (stored.strategy == COSID_STRATEGY_SEGMENT && OidIsValid(stored.seqid))
 	{
-		int64		last;
+		int64		last = 0;
 		bool		is_called;
 
+		/* locked first: a sequence dropped meanwhile (with its table) is seen */
 		LockRelationOid(stored.seqid, ShareRowExclusiveLock);
-		sequence_state(stored.seqid, &last, &is_called);
-		if (!is_called)
-			last -= cosid_sequence_increment(stored.seqid);
-		history_write(name, last, forget);
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(stored.seqid)) &&
+			get_rel_relkind(stored.seqid) == RELKIND_SEQUENCE)
+		{
+			sequence_state(stored.seqid, &last, &is_called);
+			if (!is_called)
+				last -= cosid_sequence_increment(stored.seqid);
+		}
+		history_write(name, last, false, forget);
 	}
+	else if (stored.strategy == COSID_STRATEGY_SEGMENT)
+		history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
-		history_write(name, 0, true);
+		history_write(name, 0, false, true);
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");

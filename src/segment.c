@@ -477,7 +477,7 @@ check_sequence_committed(CosidGenCache *c)
 	if (!RelationIsValid(rel))
 		return;					/* gone: the fetch says so */
 	uncommitted = rel->rd_createSubid != InvalidSubTransactionId ||
-		cosid_rel_new_file_subid(rel) != InvalidSubTransactionId;
+		cosid_rel_changed_file_subid(rel) != InvalidSubTransactionId;
 	RelationClose(rel);
 	if (uncommitted)
 		ereport(ERROR,
@@ -520,13 +520,13 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 * again (*gone) instead of failing on a dropped relation.
 	 */
 	LockRelationOid(c->def.seqid, RowExclusiveLock);
+	check_sequence_committed(c);
 	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
 	if (!HeapTupleIsValid(tp))
 	{
 		*gone = true;
 		return false;
 	}
-	check_sequence_committed(c);
 
 	/*
 	 * A fetch ahead (the caller already has numbers): when the sequence

@@ -618,8 +618,9 @@ read_mark(void)
 			magic = true;
 		else if (strncmp(line, "mark_ms=", 8) == 0)
 		{
+			errno = 0;
 			mark = strtoi64(line + 8, &end, 10);
-			if (*end != '\0' || mark < 0)
+			if (*end != '\0' || errno != 0 || mark < 0 || mark > (int64) ULID_MAX_TIME)
 				mark = -1;
 		}
 	}
