@@ -81,17 +81,18 @@ sub change
 	$i++;
 	my $step = 10 + int(rand(190));
 	my ($what, $sql);
-	if ($i % 25 == 0)
+	# a few of each kind even when a slow machine gets through few turns
+	if ($i % 10 == 0)
 	{
 		($what, $sql) = ('drop and define', "BEGIN; SELECT cosid_drop('load'); "
 			  . "SELECT cosid_define('load', '{\"strategy\": \"segment\", \"step\": $step}'); COMMIT;");
 	}
-	elsif ($i % 25 == 12)
+	elsif ($i % 10 == 5)
 	{
 		($what, $sql) = ('drop and define rolled back', "BEGIN; SELECT cosid_drop('load'); "
 			  . "SELECT cosid_define('load', '{\"strategy\": \"segment\", \"step\": $step}'); ROLLBACK;");
 	}
-	elsif ($i % 5 == 0)
+	elsif ($i % 5 == 2)
 	{
 		($what, $sql) = ('alter rolled back', "BEGIN; SELECT cosid_alter('load', '{\"step\": $step}'); ROLLBACK;");
 	}
@@ -134,7 +135,7 @@ for my $r (@rounds)
 }
 note(join(', ', map { "$_: $done{$_}" } sort keys %done));
 ok($restarted && $crashed, 'the server was restarted and crashed mid-load');
-cmp_ok($done{alter}, '>=', 50, 'the step was changed often');
+cmp_ok($done{alter}, '>=', 15, 'the step was changed often');
 cmp_ok($done{'drop and define'}, '>=', 2, 'the generator was dropped and defined again');
 cmp_ok($done{'alter rolled back'} + $done{'drop and define rolled back'}, '>=', 10, 'and changes were rolled back');
 
