@@ -23,11 +23,13 @@
  *   issuing resumes by itself when the store answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
- * the entry's spinlock, holding the entry's fetch lock: a heavyweight lock
- * (advisory, objsubid 3 in pg_locks) that a backend with nothing left to
- * hand out waits on.  So a wait for another backend's fetch is a lock wait
- * the deadlock detector sees, also when that fetch waits in turn for a lock
- * on the sequence that an alter or drop has queued for (ARCHITECTURE.md).
+ * the entry's spinlock.  A fetch that has to wait for the sequence's lock
+ * (an alter or drop holds it or queued for it) first takes the entry's
+ * fetch lock, a heavyweight lock (advisory, objsubid 3 in pg_locks) that a
+ * backend with nothing left to hand out waits on: then a wait for another
+ * backend's fetch is a lock wait the deadlock detector sees, and a cycle
+ * through the queued alter or drop is broken (ARCHITECTURE.md).  A fetch
+ * that waits for no lock cannot be part of such a cycle, and takes none.
  *
  * A number handed out is never handed out again, whatever rolls back:
  * numbers are fetched only from a sequence whose state is committed (not
@@ -443,10 +445,9 @@ fetch_locktag(LOCKTAG *tag, CosidGenEntry *e, uint64 entry_tag)
 }
 
 /*
- * Wait until the backend fetching for e is done: a wait on its fetch lock,
- * which the deadlock detector sees.  When the lock is free at once, the
- * fetcher has not taken it yet (it sets the flag first) or is done: a short
- * sleep, then the caller looks again.
+ * Wait until the backend fetching for e is done: on its fetch lock, where
+ * the deadlock detector sees the wait, when the fetcher holds it (it waits
+ * for a lock itself); otherwise a short sleep, then the caller looks again.
  */
 static void
 wait_for_fetch(CosidGenEntry *e, uint64 entry_tag)
@@ -506,7 +507,7 @@ lost_sequence_error(CosidGenCache *c)
  */
 static bool
 fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end,
-			bool *gone)
+			bool *gone, bool *fetch_locked)
 {
 	int64		inc;
 	HeapTuple	tp;
@@ -517,9 +518,21 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 * The lock nextval takes, taken first: a drop of the generator (or of
 	 * the sequence) that committed while we waited is seen here, once the
 	 * lock's invalidations are read, and the caller reads the generator
-	 * again (*gone) instead of failing on a dropped relation.
+	 * again (*gone) instead of failing on a dropped relation.  When it must
+	 * wait for it (an alter or drop holds it or queued for it), the entry's
+	 * fetch lock is taken first, so that backends waiting for this fetch
+	 * wait where the deadlock detector sees them; the usual fetch, which
+	 * waits for nothing, takes no such lock (it costs microseconds).
 	 */
-	LockRelationOid(c->def.seqid, RowExclusiveLock);
+	if (!ConditionalLockRelationOid(c->def.seqid, RowExclusiveLock))
+	{
+		LOCKTAG		tag;
+
+		fetch_locktag(&tag, c->entry, c->entry_tag);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		*fetch_locked = true;
+		LockRelationOid(c->def.seqid, RowExclusiveLock);
+	}
 	check_sequence_committed(c);
 	tp = SearchSysCache1(SEQRELID, ObjectIdGetDatum(c->def.seqid));
 	if (!HeapTupleIsValid(tp))
@@ -587,8 +600,8 @@ typedef enum FetchResult
 
 /*
  * Fetch segments (this backend holds the entry's fetching flag) and put
- * them into the entry, holding the entry's fetch lock meanwhile; count is
- * how many segments the store is asked for.  Errors (and a cancel) clear
+ * them into the entry, then release the entry's fetch lock if fetch_local
+ * had to take it; count is how many segments the store is asked for.  Errors (and a cancel) clear
  * the flag (the lock goes with the (sub)transaction) and drop the store
  * connection, whose statement may still be in flight.
  */
@@ -599,6 +612,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 	volatile bool fetched = false;
 	volatile bool gone = false;
+	volatile bool locked = false;	/* this backend took the fetch lock */
 	volatile int64 start = 0;	/* set inside PG_TRY, read after it */
 	volatile int64 end = 0;
 	volatile int64 seg_period = 0;
@@ -609,15 +623,16 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	fetch_locktag(&tag, e, c->entry_tag);
 	PG_TRY();
 	{
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 		if (!shared)
 		{
 			int64		s,
 						t;
 			bool		g = false;
+			bool		l = false;
 
-			fetched = fetch_local(c, period, ahead_after, &s, &t, &g);
+			fetched = fetch_local(c, period, ahead_after, &s, &t, &g, &l);
 			gone = g;
+			locked = l;
 			start = s;
 			end = t;
 		}
@@ -666,14 +681,16 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 		/* freed meanwhile (dropped): these numbers go unused; the caller
 		 * reads the generator again */
 		SpinLockRelease(&e->mutex);
-		LockRelease(&tag, ExclusiveLock, false);
+		if (locked)
+			LockRelease(&tag, ExclusiveLock, false);
 		return FETCH_DONE;
 	}
 	e->fetching = false;
 	if (!fetched)
 	{
 		SpinLockRelease(&e->mutex);
-		LockRelease(&tag, ExclusiveLock, false);
+		if (locked)
+			LockRelease(&tag, ExclusiveLock, false);
 		return gone ? FETCH_GONE : FETCH_NONE;
 	}
 	e->last_used_ms = (int64) cosid_now_ms();
@@ -700,7 +717,8 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	add_range(e, start, end, seg_period);
 	e->segment_fetches++;
 	SpinLockRelease(&e->mutex);
-	LockRelease(&tag, ExclusiveLock, false);
+	if (locked)
+		LockRelease(&tag, ExclusiveLock, false);
 	return FETCH_DONE;
 }
 
@@ -867,7 +885,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			 * sequence) or a round trip (the store); then wait on its fetch
 			 * lock, where the deadlock detector sees us
 			 */
-			if (++spins < 100)
+			if (++spins < 1000)
 			{
 				pg_spin_delay();
 				continue;
