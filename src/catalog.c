@@ -114,13 +114,12 @@ cosid_unknown_generator(const char *name, const char *hint)
 
 /* Commit-time invalidation (see catalog.h). */
 bool		cosid_catalog_dirty = false;
-#define catalog_dirty cosid_catalog_dirty
 static bool xact_callbacks_registered = false;
 
 static void
 cosid_xact_callback(XactEvent event, void *arg)
 {
-	if (!catalog_dirty)
+	if (!cosid_catalog_dirty)
 		return;
 	switch (event)
 	{
@@ -136,13 +135,13 @@ cosid_xact_callback(XactEvent event, void *arg)
 				pg_atomic_fetch_add_u64(cosid_catalog_generation, 1);
 				cosid_gen_at_commit(true);
 			}
-			catalog_dirty = false;
+			cosid_catalog_dirty = false;
 			cosid_local_generation++;
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			cosid_gen_at_commit(false);
-			catalog_dirty = false;
+			cosid_catalog_dirty = false;
 			cosid_local_generation++;
 			break;
 		default:
@@ -154,7 +153,7 @@ static void
 cosid_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && catalog_dirty)
+	if (event == SUBXACT_EVENT_ABORT_SUB && cosid_catalog_dirty)
 		cosid_local_generation++;
 	if (event == SUBXACT_EVENT_ABORT_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
 		cosid_gen_at_subxact(event == SUBXACT_EVENT_COMMIT_SUB, mySubid, parentSubid);
@@ -169,7 +168,7 @@ cosid_catalog_changed_now(void)
 		RegisterSubXactCallback(cosid_subxact_callback, NULL);
 		xact_callbacks_registered = true;
 	}
-	catalog_dirty = true;
+	cosid_catalog_dirty = true;
 	cosid_local_generation++;
 }
 

@@ -507,7 +507,7 @@ lost_sequence_error(CosidGenCache *c)
  */
 static bool
 fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int64 *end,
-			bool *gone, bool *fetch_locked)
+			bool *gone, const LOCKTAG *fetch_lock, bool *fetch_locked)
 {
 	int64		inc;
 	HeapTuple	tp;
@@ -526,10 +526,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 */
 	if (!ConditionalLockRelationOid(c->def.seqid, RowExclusiveLock))
 	{
-		LOCKTAG		tag;
-
-		fetch_locktag(&tag, c->entry, c->entry_tag);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		(void) LockAcquire(fetch_lock, ExclusiveLock, false, false);
 		*fetch_locked = true;
 		LockRelationOid(c->def.seqid, RowExclusiveLock);
 	}
@@ -601,9 +598,10 @@ typedef enum FetchResult
 /*
  * Fetch segments (this backend holds the entry's fetching flag) and put
  * them into the entry, then release the entry's fetch lock if fetch_local
- * had to take it; count is how many segments the store is asked for.  Errors (and a cancel) clear
- * the flag (the lock goes with the (sub)transaction) and drop the store
- * connection, whose statement may still be in flight.
+ * had to take it; count is how many segments the store is asked for.
+ * Errors (and a cancel) clear the flag (the lock goes with the
+ * (sub)transaction) and drop the store connection, whose statement may
+ * still be in flight.
  */
 static FetchResult
 fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
@@ -630,7 +628,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 			bool		g = false;
 			bool		l = false;
 
-			fetched = fetch_local(c, period, ahead_after, &s, &t, &g, &l);
+			fetched = fetch_local(c, period, ahead_after, &s, &t, &g, &tag, &l);
 			gone = g;
 			locked = l;
 			start = s;
@@ -882,8 +880,8 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 				report_store_away(c);
 			/*
 			 * another backend is fetching: it takes microseconds (a local
-			 * sequence) or a round trip (the store); then wait on its fetch
-			 * lock, where the deadlock detector sees us
+			 * sequence) or a round trip (the store); then wait_for_fetch
+			 * (on its fetch lock when it holds one)
 			 */
 			if (++spins < 1000)
 			{

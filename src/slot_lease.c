@@ -15,9 +15,9 @@
  * after the last renewal the same end is recorded again.  While the store is
  * away, ids are issued until the window ends, then 55000; the source
  * tries again after the back-off of core/backoff.h (the one the segment
- * fetches use), logs a failure at that scheme's rate, and issuing resumes.  A renewal that finds the
- * lease taken reports the slot lost.  At clean shutdown the slot is released
- * with the start of the last unit issued.  Nothing is written locally, so
+ * fetches use), logs a failure at that scheme's rate, and issuing resumes.
+ * A renewal that finds the lease taken reports the slot lost.  At clean
+ * shutdown the slot is released with the start of the last unit issued.  Nothing is written locally, so
  * this works on a standby.
  *
  * Owns: the store connection of the slot worker, the fencing token, and
@@ -253,7 +253,7 @@ lease_retry_ms(void)
 	int64		left = backoff.retry_at_ms - (int64) cosid_now_ms();
 
 	if (backoff.failures == 0 || left <= 0)
-		return COSID_BACKOFF_MIN_MS;
+		return COSID_WORKER_TURN_MS;
 	return (int) Min(left, COSID_BACKOFF_MAX_MS);
 }
 

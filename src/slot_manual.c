@@ -159,7 +159,7 @@ manual_acquire(int *slot, int64 *start_ms)
 static int
 manual_retry_ms(void)
 {
-	return 100;
+	return COSID_WORKER_TURN_MS;
 }
 
 static void

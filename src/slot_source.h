@@ -20,6 +20,9 @@
 
 #include "util.h"
 
+/* A turn of the slot worker's loop when nothing failed, in milliseconds. */
+#define COSID_WORKER_TURN_MS	100
+
 typedef enum CosidRecordResult
 {
 	COSID_RECORD_OK,			/* the end is durable: the worker may use it */

@@ -38,9 +38,6 @@
 #include "utils/guc.h"
 #include "utils/wait_event.h"
 
-/* A turn's length when nothing failed. */
-#define COSID_WORKER_TURN_MS	100
-
 void
 cosid_register_worker(void)
 {

@@ -10,7 +10,8 @@
 # a scratch server with cosid preloaded as the postgres user and runs
 # `make installcheck` (the pg_regress and isolation suites) against what the
 # package installed: twice on its temporary instances, once against that
-# server.  dpkg-buildpackage itself runs them too (debian/rules).  Then it removes the package and puts back any cosid
+# server.  dpkg-buildpackage itself runs them too (debian/rules).  Then it
+# removes the package and puts back any cosid
 # files that were there before and belonged to no package (a `make install`
 # from source), so the machine is left as it was found.
 #
