@@ -161,7 +161,12 @@ is(scalar(@twice), 0, 'no number was handed out twice')
 is($down, 0, "no backend's numbers went down");
 my $errors = () = slurp_file($node->logfile) =~ /^\S+ \S+ \S+ \[\d+\] \S+ pgbench ERROR:  (?!canceling statement due to user request)/mg;
 is($errors, 0, 'no client statement failed');
+# none when the last change was a drop and define that no client used
+# before the load ended; never more than one
+cmp_ok($node->safe_psql('postgres', q{SELECT count(*) FROM cosid.stats() WHERE name = 'load'}), '<=', 1,
+	'the generator has at most one live entry after the load');
+$node->safe_psql('postgres', q{SELECT handout()});
 is($node->safe_psql('postgres', q{SELECT count(*) FROM cosid.stats() WHERE name = 'load'}), '1',
-	'the generator has one live entry');
+	'and one live entry once a number is issued');
 
 done_testing();
