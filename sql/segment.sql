@@ -229,12 +229,15 @@ SELECT pg_temp.err($$SELECT set_config('cosid.lease_store', 'host=evil.example',
 SELECT count(*) AS visible_settings FROM pg_settings WHERE name = 'cosid.lease_store';
 RESET ROLE;
 -- the store side: disjoint ranges, granted to no one by default
-SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 2);
-SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 1);
-SELECT * FROM cosid.segment_acquire('default', 'shared', 10, 1000, 1);
-SELECT namespace, name, last_number, fetches FROM cosid.segment_counter;
+-- (a counter per namespace, database name and generator name, for one owner)
+SELECT * FROM cosid.segment_acquire('default', 'db1', 'shared', 'alice', 50, 1, 2);
+SELECT * FROM cosid.segment_acquire('default', 'db1', 'shared', 'alice', 50, 1, 1);
+SELECT * FROM cosid.segment_acquire('default', 'db1', 'shared', 'alice', 10, 1000, 1);
+SELECT * FROM cosid.segment_acquire('default', 'db2', 'shared', 'bob', 10, 1, 1);
+SELECT pg_temp.err($$SELECT * FROM cosid.segment_acquire('default', 'db1', 'shared', 'bob', 10, 4611686018427387904, 1)$$);
+SELECT namespace, database, name, last_number, fetches, owner FROM cosid.segment_counter ORDER BY database;
 SET ROLE cosid_dave;
-SELECT pg_temp.err($$SELECT * FROM cosid.segment_acquire('default', 'shared', 50, 1, 1)$$);
+SELECT pg_temp.err($$SELECT * FROM cosid.segment_acquire('default', 'db1', 'shared', 'alice', 50, 1, 1)$$);
 RESET ROLE;
 SELECT cosid_drop('shared');
 SELECT cosid_drop('shared_int');

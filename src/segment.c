@@ -53,6 +53,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_sequence.h"
+#include "commands/dbcommands.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -211,17 +212,52 @@ report_store_away(CosidGenCache *c)
  * false with err filled in when the store could not be reached, did not
  * answer in time, or refused for a reason of its own (read-only, an older
  * cosid): an outage, as far as this server can tell.  A counter used up is
- * raised here (22003).  Parameters only: no SQL text is made from a name.
+ * raised here (22003), and so is a counter that is not this generator's to
+ * use (42501: another owner's, or another store role's).  Parameters only:
+ * no SQL text is made from a name.
  */
 static bool
 store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *last,
 			  char *err, size_t errlen)
 {
+	static char *dbname = NULL; /* this backend's database: it cannot be
+								 * renamed while we are connected to it */
+	char	   *owner;
 	char		step_s[32];
 	char		start_s[32];
 	char		count_s[16];
-	const char *params[5] = {cosid_namespace, c->def.name, step_s, start_s, count_s};
+	const char *params[7];
 
+	/*
+	 * The counter is named by the namespace, this database's name and the
+	 * generator's name, and belongs to the generator's owner: names from
+	 * this server's catalogs, which no role of another database can choose.
+	 */
+	if (dbname == NULL)
+	{
+		char	   *d = get_database_name(MyDatabaseId);
+
+		if (d == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_DATABASE),
+					 errmsg("database with OID %u does not exist", MyDatabaseId)));
+		dbname = MemoryContextStrdup(TopMemoryContext, d);
+		pfree(d);
+	}
+	owner = GetUserNameFromId(c->def.owner, true);
+	if (owner == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("the owner of segment generator \"%s\" does not exist", c->def.name),
+				 errdetail("Its shared counter in the lease store belongs to the generator's owner, role OID %u.",
+						   c->def.owner)));
+	params[0] = cosid_namespace;
+	params[1] = dbname;
+	params[2] = c->def.name;
+	params[3] = owner;
+	params[4] = step_s;
+	params[5] = start_s;
+	params[6] = count_s;
 	snprintf(step_s, sizeof(step_s), INT64_FORMAT, c->def.step);
 	snprintf(start_s, sizeof(start_s), INT64_FORMAT, start);
 	snprintf(count_s, sizeof(count_s), "%d", count);
@@ -247,8 +283,8 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_conninfo = MemoryContextStrdup(TopMemoryContext, cosid_lease_store);
 		}
 		res = cosid_store_run(store_conn,
-							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5)",
-							  5, params, "1.2", err, errlen, sqlstate);
+							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5, $6, $7)",
+							  7, params, "1.3", err, errlen, sqlstate);
 		if (res != NULL)
 		{
 			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
@@ -276,6 +312,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 						 errmsg("segment generator \"%s\" has used up its numbers in the lease store",
 								c->def.name),
 						 errdetail("%s", err)));
+			/* the counter is another owner's or another store role's */
+			if (strcmp(sqlstate, "42501") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
+								c->def.name),
+						 errdetail("%s", err),
+						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner through store roles that share it.")));
 			return false;
 		}
 		/* no answer: the statement may still be running there */

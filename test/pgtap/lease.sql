@@ -1,10 +1,12 @@
 -- pgTAP: the lease store's functions (cosid.lease_acquire, lease_renew,
 -- lease_release) and table, called directly as the servers' workers call
--- them: acquire/renew/release/takeover rules, fencing tokens, argument
--- checks, privileges, security.
--- Namespaces 'p', 'q', 'p_role', 'p31' and 'p1'; all undone by the ROLLBACK.
+-- them: acquire/renew/release/takeover rules, fencing tokens, holder roles,
+-- window ends ahead of the store's clock, argument checks, privileges,
+-- security.
+-- Namespaces 'p', 'q', 'p_role', 'p31', 'p1' and 'p_holder'; all undone by the
+-- ROLLBACK.
 BEGIN;
-SELECT plan(116);
+SELECT plan(149);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -33,6 +35,22 @@ BEGIN
 		res := SQLSTATE || ': ' || SQLERRM;
 	END;
 	RESET ROLE;
+	RETURN res;
+END
+$f$;
+-- a statement run with another session_user (a server logged in as that
+-- role): its first value, or 'SQLSTATE: message'
+CREATE FUNCTION pg_temp.as_session(r text, q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	res text;
+BEGIN
+	EXECUTE format('SET LOCAL SESSION AUTHORIZATION %I', r);
+	BEGIN
+		EXECUTE q INTO res;
+	EXCEPTION WHEN OTHERS THEN
+		res := SQLSTATE || ': ' || SQLERRM;
+	END;
+	RESET SESSION AUTHORIZATION;
 	RETURN res;
 END
 $f$;
@@ -67,7 +85,7 @@ $f$;
 CREATE FUNCTION pg_temp.tok(ns text, inst text) RETURNS uuid LANGUAGE sql AS $f$
 	SELECT t.token FROM tokens t WHERE t.namespace = ns AND t.instance = inst
 $f$;
-DELETE FROM cosid.lease WHERE namespace IN ('p', 'q', 'p_role', 'p31', 'p1');
+DELETE FROM cosid.lease WHERE namespace IN ('p', 'q', 'p_role', 'p31', 'p1', 'p_holder');
 
 -- ---- shape
 SELECT has_table('cosid', 'lease', 'table cosid.lease exists');
@@ -129,10 +147,13 @@ SELECT ok(NOT has_function_privilege('cosid_lease_nobody',
 SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
 	WHERE attrelid = 'cosid.lease'::regclass AND attnum > 0 AND NOT attisdropped
 	  AND has_column_privilege('cosid_lease_nobody', 'cosid.lease'::regclass, attnum, 'SELECT')),
-	ARRAY['namespace', 'slot', 'instance', 'expires_at', 'window_end', 'acquired_at', 'renewed_at'],
-	'everyone may read every column of cosid.lease but the token');
+	ARRAY['namespace', 'slot', 'expires_at', 'window_end', 'acquired_at', 'renewed_at'],
+	'everyone may read every column of cosid.lease but the instance, the token and the holder');
 SELECT ok(NOT has_column_privilege('cosid_lease_nobody', 'cosid.lease', 'token', 'SELECT'),
 	'PUBLIC may not read the token');
+SELECT ok(NOT has_column_privilege('cosid_lease_nobody', 'cosid.lease', 'instance', 'SELECT')
+	  AND NOT has_column_privilege('cosid_lease_nobody', 'cosid.lease', 'holder', 'SELECT'),
+	'nor the instance ids and holder roles (1.3)');
 SELECT ok(NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'INSERT')
 	  AND NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'UPDATE')
 	  AND NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease', 'DELETE'),
@@ -148,10 +169,13 @@ SELECT is(pg_temp.as_role('cosid_lease_nobody',
 	$$UPDATE cosid.lease SET instance = 'mine' RETURNING 'updated'$$),
 	'42501: permission denied for table lease', 'but it cannot write the table itself');
 SELECT is(pg_temp.as_role('cosid_lease_nobody',
-	$$SELECT namespace || '/' || slot || '/' || instance || '/' || (expires_at > now()) || '/' || window_end
+	$$SELECT namespace || '/' || slot || '/' || (expires_at > now()) || '/' || window_end
 		|| '/' || (acquired_at IS NOT NULL) || '/' || (renewed_at IS NOT NULL)
 	  FROM cosid.lease WHERE namespace = 'p_role'$$),
-	'p_role/0/x/true/0/true/true', 'PUBLIC reads the other columns of a lease');
+	'p_role/0/true/0/true/true', 'PUBLIC reads the other columns of a lease');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$SELECT instance FROM cosid.lease WHERE namespace = 'p_role'$$),
+	'42501: permission denied for table lease', 'but not its instance id');
 SELECT is(pg_temp.as_role('cosid_lease_nobody',
 	$$SELECT token::text FROM cosid.lease WHERE namespace = 'p_role'$$),
 	'42501: permission denied for table lease', 'but not its token');
@@ -349,6 +373,126 @@ SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p1', 'b', 0, '1 minute')$$
 	'no free slot in cosid namespace "p1"', 'which only one instance may hold');
 SELECT is(pg_temp.error_detail($$SELECT * FROM cosid.lease_acquire('p1', 'b', 0, '1 minute')$$),
 	'All 1 slots (cosid.machine_bits = 0) are held by live leases.', 'the detail counts 2^0 slots');
+
+-- ---- a lease belongs to the role that acquired it (1.3)
+CREATE ROLE cosid_srv_a;
+CREATE ROLE cosid_srv_b;
+GRANT EXECUTE ON FUNCTION cosid.lease_acquire(text, text, integer, interval),
+	cosid.lease_renew(text, integer, text, uuid, bigint, interval),
+	cosid.lease_release(text, integer, text, uuid, bigint) TO cosid_srv_a, cosid_srv_b;
+INSERT INTO tokens
+SELECT 'p_holder', 'server-a', split_part(r, '/', 1)::int, split_part(r, '/', 2)::uuid
+FROM pg_temp.as_session('cosid_srv_a',
+	$$SELECT slot || '/' || token FROM cosid.lease_acquire('p_holder', 'server-a', 2, '1 minute')$$) r;
+SELECT results_eq($$SELECT slot, instance, holder, token = pg_temp.tok('p_holder', 'server-a') FROM cosid.lease
+	WHERE namespace = 'p_holder'$$,
+	$$VALUES (0, 'server-a'::text, 'cosid_srv_a'::text, true)$$,
+	'server a, logged in as role a, takes slot 0; the store records role a as its holder (session_user)');
+SELECT is(pg_temp.as_session('cosid_srv_b',
+	$$SELECT slot::text FROM cosid.lease_acquire('p_holder', 'server-a', 2, '1 minute')$$),
+	'1', 'role b acquiring with server a''s instance id gets a free slot, 1, not server a''s live lease');
+SELECT results_eq($$SELECT slot, instance, holder, token = pg_temp.tok('p_holder', 'server-a'), expires_at > clock_timestamp()
+	FROM cosid.lease WHERE namespace = 'p_holder' ORDER BY slot$$,
+	$$VALUES (0, 'server-a'::text, 'cosid_srv_a'::text, true, true), (1, 'server-a', 'cosid_srv_b', false, true)$$,
+	'server a''s lease keeps its token and holder');
+SELECT is(pg_temp.as_session('cosid_srv_b', format(
+	$$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L, 1, '1 minute')::text$$,
+	pg_temp.tok('p_holder', 'server-a'))),
+	'55000: cosid lease of slot 0 in namespace "p_holder" is no longer held by server-a',
+	'role b cannot renew server a''s lease, even with its token: 55000');
+SELECT is(pg_temp.as_session('cosid_srv_b', format(
+	$$SELECT cosid.lease_release('p_holder', 0, 'server-a', %L, 1)::text$$,
+	pg_temp.tok('p_holder', 'server-a'))),
+	'55000: cosid lease of slot 0 in namespace "p_holder" is no longer held by server-a',
+	'nor release it');
+SELECT is(pg_temp.as_session('cosid_srv_a', format(
+	$$SELECT (cosid.lease_renew('p_holder', 0, 'server-a', %L, 1000, '1 minute') > now())::text$$,
+	pg_temp.tok('p_holder', 'server-a'))),
+	'true', 'role a renews it with its token');
+SELECT is(pg_temp.as_session('cosid_srv_a',
+	$$SELECT slot || '/' || previous_end FROM cosid.lease_acquire('p_holder', 'server-a', 2, '1 minute')$$),
+	'0/1000', 'and, restarted, gets its own live lease back');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p_holder' AND slot = 0), 1000::bigint,
+	'role b recorded nothing in it');
+UPDATE tokens SET token = (SELECT token FROM cosid.lease WHERE namespace = 'p_holder' AND slot = 0)
+WHERE namespace = 'p_holder' AND instance = 'server-a';
+
+-- ---- a window end too far ahead of the store's clock is refused (1.3)
+SELECT throws_like(format($$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L, 253402300799000, '1 minute')$$,
+	pg_temp.tok('p_holder', 'server-a')),
+	'invalid cosid lease request: window end 253402300799000 is % ms ahead of the lease store''s clock',
+	'a window end in the year 9999 is refused');
+SELECT is(pg_temp.error_detail(format($$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L, 253402300799000, '1 minute')$$,
+	pg_temp.tok('p_holder', 'server-a'))),
+	'A holder may record a window end at most its TTL (00:01:00) and 1 second ahead of the store''s clock, here 61000 ms.',
+	'the detail says how far ahead a window end may be');
+SELECT throws_ok(format($$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L, 253402300799000, '1 minute')$$,
+	pg_temp.tok('p_holder', 'server-a')), '22023', NULL, 'with 22023');
+SELECT throws_ok(format($$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L,
+		(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 63000, '1 minute')$$,
+	pg_temp.tok('p_holder', 'server-a')), '22023', NULL, 'so is one 63 s ahead with a TTL of 1 minute');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p_holder' AND slot = 0), 1000::bigint,
+	'refused: the slot''s window end stays where it was');
+SELECT is(pg_temp.as_session('cosid_srv_a', format($$SELECT (cosid.lease_renew('p_holder', 0, 'server-a', %L,
+		(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 59000, '1 minute') > now())::text$$,
+	pg_temp.tok('p_holder', 'server-a'))), 'true', 'a window end within the TTL is recorded');
+SELECT alike(pg_temp.as_session('cosid_srv_a', format($$SELECT cosid.lease_renew('p_holder', 0, 'server-a', %L,
+		(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3000, '1 second')::text$$,
+	pg_temp.tok('p_holder', 'server-a'))), '22023: invalid cosid lease request: window end % is % ms ahead of the lease store''s clock',
+	'the renewal''s TTL is the bound: 3 s ahead with a TTL of 1 s is refused');
+SELECT is(pg_temp.as_session('cosid_srv_a', format($$SELECT (cosid.lease_renew('p_holder', 0, 'server-a', %L,
+		(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 1900, '1 second') > now())::text$$,
+	pg_temp.tok('p_holder', 'server-a'))), 'true', '1.9 s ahead with a TTL of 1 s is fine (TTL and a second)');
+SELECT alike(pg_temp.as_session('cosid_srv_a', format($$SELECT cosid.lease_release('p_holder', 0, 'server-a', %L, 253402300799000)::text$$,
+	pg_temp.tok('p_holder', 'server-a'))), '22023: invalid cosid lease request: last end 253402300799000 is % ms ahead of the lease store''s clock',
+	'a release with a last end in the year 9999 is refused too (22023)');
+SELECT ok((SELECT window_end < 253402300799000 AND instance = 'server-a' FROM cosid.lease
+	WHERE namespace = 'p_holder' AND slot = 0), 'and records nothing');
+SELECT is(pg_temp.as_session('cosid_srv_a', format($$SELECT cosid.lease_release('p_holder', 0, 'server-a', %L, %s)::text$$,
+	pg_temp.tok('p_holder', 'server-a'), (SELECT window_end FROM cosid.lease WHERE namespace = 'p_holder' AND slot = 0))),
+	'true', 'a release at the recorded end works');
+
+-- ---- leases from before 1.3 have no holder: the first renewal with the token claims them
+INSERT INTO cosid.lease (namespace, slot, instance, expires_at, window_end, token)
+VALUES ('p_holder', 2, 'old-server', clock_timestamp() + interval '1 minute', 100, '00000000-0000-4000-8000-000000000012'),
+	   ('p_holder', 3, 'older-server', clock_timestamp() + interval '1 minute', 200, NULL);
+SELECT is(pg_temp.as_session('cosid_srv_b',
+	$$SELECT slot::text FROM cosid.lease_acquire('p_holder', 'old-server', 2, '1 minute')$$),
+	'0', 'a 1.2 lease (a token, no holder) is not anyone''s by instance id: old-server''s acquire takes a free slot');
+SELECT is(pg_temp.as_session('cosid_srv_a',
+	$$SELECT (cosid.lease_renew('p_holder', 2, 'old-server', '00000000-0000-4000-8000-000000000012', 300, '1 minute') > now())::text$$),
+	'true', 'its renewal with the token claims it');
+SELECT is((SELECT holder FROM cosid.lease WHERE namespace = 'p_holder' AND slot = 2), 'cosid_srv_a',
+	'for the role that renewed it');
+SELECT is(pg_temp.as_session('cosid_srv_b',
+	$$SELECT cosid.lease_renew('p_holder', 2, 'old-server', '00000000-0000-4000-8000-000000000012', 400, '1 minute')::text$$),
+	'55000: cosid lease of slot 2 in namespace "p_holder" is no longer held by old-server',
+	'then another role cannot renew it with the same token');
+SELECT is(pg_temp.as_session('cosid_srv_b',
+	$$SELECT slot || '/' || previous_end FROM cosid.lease_acquire('p_holder', 'older-server', 2, '1 minute')$$),
+	'3/200', 'a 1.0 lease (no token) is taken back by its instance, as in 1.1, and becomes its role''s');
+
+-- ---- the functions serialise per namespace on a lock only they can take
+SELECT is((SELECT count(*)::int FROM pg_proc
+	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
+	  AND prosrc NOT LIKE '%advisory%'
+	  AND prosrc ~ 'PERFORM FROM cosid\.lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR UPDATE;'),
+	3, 'each locks its namespace''s row of cosid.lease_namespace, none takes an advisory lock (which any role may take first)');
+SELECT is((SELECT count(*)::int FROM cosid.lease_namespace WHERE namespace IN ('p', 'q', 'p_holder')), 3,
+	'a row for each namespace called');
+SELECT ok(NOT has_any_column_privilege('cosid_lease_nobody', 'cosid.lease_namespace', 'SELECT')
+	  AND NOT has_table_privilege('cosid_lease_nobody', 'cosid.lease_namespace', 'UPDATE'),
+	'no one else may read or write cosid.lease_namespace');
+SELECT is(pg_temp.as_role('cosid_lease_nobody', $$SELECT 'locked' FROM cosid.lease_namespace FOR KEY SHARE$$),
+	'42501: permission denied for table lease_namespace', 'so another role cannot lock a namespace''s row');
+SELECT is(pg_temp.as_role('cosid_lease_nobody', $$LOCK TABLE cosid.lease_namespace IN SHARE MODE$$),
+	'42501: permission denied for table lease_namespace', 'nor the table');
+SELECT is(pg_temp.as_session('cosid_srv_a', $$SELECT 'locked' FROM cosid.lease_namespace FOR UPDATE$$),
+	'42501: permission denied for table lease_namespace', 'nor can a server''s role, outside the functions');
+SELECT is(pg_temp.as_role('cosid_lease_nobody', $$SELECT 'locked' FROM cosid.lease FOR KEY SHARE$$),
+	'42501: permission denied for table lease', 'nor lock a lease''s row');
 
 -- ---- bad requests: 22023 at once
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 32, '1 minute')$$, '22023',
