@@ -8,7 +8,9 @@
  * learns the window end its previous holder recorded and starts no earlier.
  * Acquire returns a fencing token that renew and release require: once the
  * slot was taken again (by another instance, or by this one restarted), an
- * older holder can neither extend nor release it.
+ * older holder can neither extend nor release it.  From 1.3 the store also
+ * binds the lease to the role this server logs in as (one role per server,
+ * README "Several servers"): no other role can take, renew or release it.
  *
  * Every new window end is recorded in the store (lease_renew) before
  * backends may use it, which also extends the lease; a third of the TTL
@@ -340,6 +342,14 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 		token[0] = '\0';
 		return COSID_RECORD_LOST;
 	}
+	/*
+	 * Anything else (the store away, or a refusal: a 1.3 store refuses, with
+	 * 22023, a window end further ahead of its clock than the TTL and a
+	 * second, so a clock that runs ahead ends up here): the end is not
+	 * durable, so the worker keeps the window it has and issues nothing past
+	 * its end; the back-off retries, and issuing resumes once the store
+	 * takes an end again.
+	 */
 	lease_failed(FAILED_RENEW, slot, err);
 	return COSID_RECORD_RETRY;
 }

@@ -35,7 +35,7 @@ my $store = lease_store('store');
 $store->safe_psql('postgres', q{
 	CREATE ROLE cosid_segments LOGIN;
 	GRANT USAGE ON SCHEMA cosid TO cosid_segments;
-	GRANT EXECUTE ON FUNCTION cosid.segment_acquire(text, text, bigint, bigint, integer) TO cosid_segments;
+	GRANT EXECUTE ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) TO cosid_segments;
 	CREATE TABLE all_ids (server text, gen text, phase int, id bigint, at timestamptz);
 });
 my $connstr = 'host=' . $store->host . ' port=' . $store->port . ' dbname=postgres user=cosid_segments';
