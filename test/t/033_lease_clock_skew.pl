@@ -236,7 +236,8 @@ my (undef, $far_end) = lease_row(0, 'ahead');
 cmp_ok($far_end, '<=', store_ms() + 4000, 'part 2: the slot\'s recorded window end is not ahead of the store\'s clock by more than the TTL and a second');
 $far->stop;
 (undef, $far_end) = lease_row(0, 'ahead');
-cmp_ok($far_end, '<=', store_ms() + 4000, 'part 2: nor after its release');
+cmp_ok($far_end, '<=', store_ms() + 4000, 'part 2: nor after it stopped (its release, with an end 20 s ahead, is refused too)');
+ok(poll_until(3 + 5, sub { (lease_row(0, 'ahead'))[2] eq 'f' }, 200), 'part 2: its lease ends (released, or expired)');
 
 my $fix = cosid_node('fix', conf => $far_conf);
 setup($fix);
