@@ -25,3 +25,106 @@ CREATE FUNCTION cosid_drop(name text, if_exists boolean DEFAULT false,
 						   forget_history boolean DEFAULT false) RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION cosid_drop(text, boolean, boolean) IS 'drop a generator; forget_history: let the name start over (its numbers may be handed out again)';
+
+-------------------------------------------------------------------------------
+-- Custom codec functions bound by OID (1.3).  1.2 kept a generator's custom
+-- functions as schema-qualified names and looked them up again in every
+-- backend, so a function dropped and created again under its name by another
+-- role ran as the generator's owner.  The new column holds the functions by
+-- OID; the trigger below binds each row's functions by its names once, as
+-- 1.2 found them (search_path = pg_catalog, pg_temp), and warns about any it
+-- cannot bind.
+-------------------------------------------------------------------------------
+ALTER TABLE cosid.generator ADD COLUMN codec_functions pg_catalog.oid[]
+	CHECK (pg_catalog.cardinality(codec_functions) OPERATOR(pg_catalog.=) 2);
+COMMENT ON COLUMN cosid.generator.codec_functions IS 'the custom codec''s encode and decode functions, fixed when its codec was defined or altered: never looked up by name again';
+
+-- Custom codec functions (1.3): a generator's codec is bound to its custom
+-- item's encode and decode functions by OID (codec_functions, written by
+-- cosid_define and cosid_alter), and every backend uses those functions,
+-- never a name.  A row written with OIDs that are not the functions its codec
+-- list names (a restore brings the OIDs of another database, the update from
+-- 1.2 none) is bound by those names, once, as it is written; with
+-- search_path = pg_catalog, pg_temp, the names are the schema-qualified ones
+-- cosid wrote.  A name that finds no function (or a temporary one) leaves
+-- codec_functions NULL: the codec then fails (55000) until cosid_alter binds
+-- it again.
+CREATE FUNCTION cosid.generator_bind_codec() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	item jsonb;
+	i bigint;
+	k text;
+	fn oid;
+	fns oid[];
+BEGIN
+	IF jsonb_typeof(NEW.config -> 'codec') = 'array' THEN
+		SELECT e, n - 1 INTO item, i FROM jsonb_array_elements(NEW.config -> 'codec') WITH ORDINALITY c(e, n)
+		 WHERE jsonb_typeof(e -> 'custom') = 'object' ORDER BY n LIMIT 1;
+	END IF;
+	IF item IS NULL THEN
+		NEW.codec_functions := NULL;
+		RETURN NEW;
+	END IF;
+	-- the functions the list names, as cosid names them
+	IF cardinality(NEW.codec_functions) = 2 AND
+	   (SELECT count(*) FROM unnest(NEW.codec_functions, ARRAY['encode', 'decode']) u(f, key)
+		  JOIN pg_proc p ON p.oid = u.f JOIN pg_namespace n ON n.oid = p.pronamespace
+		 WHERE concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+					  format_type(p.proargtypes[0], NULL), ')') = (item -> 'custom' ->> u.key)) = 2 THEN
+		RETURN NEW;
+	END IF;
+	FOREACH k IN ARRAY ARRAY['encode', 'decode'] LOOP
+		fn := to_regprocedure(item -> 'custom' ->> k);
+		IF fn IS NOT NULL AND (SELECT p.pronamespace = pg_my_temp_schema() OR pg_is_other_temp_schema(p.pronamespace)
+							   FROM pg_proc p WHERE p.oid = fn) THEN
+			fn := NULL;
+		END IF;
+		IF fn IS NULL THEN
+			RAISE WARNING 'function % of the custom codec of cosid generator "%" could not be resolved',
+				item -> 'custom' ->> k, NEW.name
+				USING DETAIL = 'The generator''s codec fails (55000) until it is bound again.',
+					  HINT = 'Bind it again with cosid_alter(), giving its "codec".';
+			NEW.codec_functions := NULL;
+			RETURN NEW;
+		END IF;
+		fns := fns || fn;
+		-- the name as cosid writes it (and checks it at every bind)
+		NEW.config := jsonb_set(NEW.config, ARRAY['codec', i::text, 'custom', k],
+			(SELECT to_jsonb(concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+									format_type(p.proargtypes[0], NULL), ')'))
+			   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = fn));
+	END LOOP;
+	NEW.codec_functions := fns;
+	RETURN NEW;
+END
+$f$;
+COMMENT ON FUNCTION cosid.generator_bind_codec() IS 'binds a written generator''s custom codec functions by the names its codec list gives, unless codec_functions already holds them';
+CREATE TRIGGER generator_bind_codec
+	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
+	FOR EACH ROW EXECUTE FUNCTION cosid.generator_bind_codec();
+
+-- Bind the generators 1.2 defined (the trigger resolves their names).
+UPDATE cosid.generator SET codec_functions = NULL
+ WHERE pg_catalog.jsonb_typeof(config OPERATOR(pg_catalog.->) 'codec') OPERATOR(pg_catalog.=) 'array';
+
+-- 1.3 runs a generator's custom functions only if the generator's owner or a
+-- superuser owns them (whoever owns a function can replace its code, which
+-- runs as the generator's owner): say which generators now fail (42501).
+DO $$
+DECLARE
+	g record;
+BEGIN
+	FOR g IN SELECT r.name, r.owner::pg_catalog.text AS owner, f.fn::pg_catalog.regprocedure::pg_catalog.text AS fn,
+					pg_catalog.pg_get_userbyid(p.proowner) AS fnowner
+			 FROM cosid.generator r, pg_catalog.unnest(r.codec_functions) f(fn), pg_catalog.pg_proc p
+			 WHERE p.oid OPERATOR(pg_catalog.=) f.fn
+			   AND p.proowner OPERATOR(pg_catalog.<>) r.owner::pg_catalog.oid
+			   AND NOT (SELECT a.rolsuper FROM pg_catalog.pg_roles a WHERE a.oid OPERATOR(pg_catalog.=) p.proowner)
+	LOOP
+		RAISE WARNING 'function % of the custom codec of cosid generator "%" is owned by role %', g.fn, g.name, g.fnowner
+			USING DETAIL = pg_catalog.format('A generator''s custom functions must be owned by its owner (%s) or by a superuser; its codec is refused (42501) until then.', g.owner),
+				  HINT = 'Give the function to the generator''s owner with ALTER FUNCTION ... OWNER TO.';
+	END LOOP;
+END
+$$;

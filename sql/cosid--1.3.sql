@@ -405,6 +405,8 @@ CREATE TABLE cosid.generator (
 	sequence regclass,
 	owns_sequence boolean NOT NULL DEFAULT false,
 	owner regrole NOT NULL,
+	-- a custom codec's encode and decode functions, fixed by OID (1.3)
+	codec_functions oid[] CHECK (cardinality(codec_functions) = 2),
 	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
 	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );
@@ -412,6 +414,7 @@ COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cos
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
 REVOKE ALL ON cosid.generator FROM PUBLIC;
 GRANT SELECT ON cosid.generator TO PUBLIC;
+COMMENT ON COLUMN cosid.generator.codec_functions IS 'the custom codec''s encode and decode functions, fixed when its codec was defined or altered: never looked up by name again';
 
 -- Any change to the catalog (also a restore) makes backends re-read it.
 CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
@@ -419,6 +422,71 @@ CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
 CREATE TRIGGER generator_changed
 	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.generator
 	FOR EACH STATEMENT EXECUTE FUNCTION cosid.catalog_changed();
+
+-- Custom codec functions (1.3): a generator's codec is bound to its custom
+-- item's encode and decode functions by OID (codec_functions, written by
+-- cosid_define and cosid_alter), and every backend uses those functions,
+-- never a name.  A row written with OIDs that are not the functions its codec
+-- list names (a restore brings the OIDs of another database, the update from
+-- 1.2 none) is bound by those names, once, as it is written; with
+-- search_path = pg_catalog, pg_temp, the names are the schema-qualified ones
+-- cosid wrote.  A name that finds no function (or a temporary one) leaves
+-- codec_functions NULL: the codec then fails (55000) until cosid_alter binds
+-- it again.
+CREATE FUNCTION cosid.generator_bind_codec() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	item jsonb;
+	i bigint;
+	k text;
+	fn oid;
+	fns oid[];
+BEGIN
+	IF jsonb_typeof(NEW.config -> 'codec') = 'array' THEN
+		SELECT e, n - 1 INTO item, i FROM jsonb_array_elements(NEW.config -> 'codec') WITH ORDINALITY c(e, n)
+		 WHERE jsonb_typeof(e -> 'custom') = 'object' ORDER BY n LIMIT 1;
+	END IF;
+	IF item IS NULL THEN
+		NEW.codec_functions := NULL;
+		RETURN NEW;
+	END IF;
+	-- the functions the list names, as cosid names them
+	IF cardinality(NEW.codec_functions) = 2 AND
+	   (SELECT count(*) FROM unnest(NEW.codec_functions, ARRAY['encode', 'decode']) u(f, key)
+		  JOIN pg_proc p ON p.oid = u.f JOIN pg_namespace n ON n.oid = p.pronamespace
+		 WHERE concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+					  format_type(p.proargtypes[0], NULL), ')') = (item -> 'custom' ->> u.key)) = 2 THEN
+		RETURN NEW;
+	END IF;
+	FOREACH k IN ARRAY ARRAY['encode', 'decode'] LOOP
+		fn := to_regprocedure(item -> 'custom' ->> k);
+		IF fn IS NOT NULL AND (SELECT p.pronamespace = pg_my_temp_schema() OR pg_is_other_temp_schema(p.pronamespace)
+							   FROM pg_proc p WHERE p.oid = fn) THEN
+			fn := NULL;
+		END IF;
+		IF fn IS NULL THEN
+			RAISE WARNING 'function % of the custom codec of cosid generator "%" could not be resolved',
+				item -> 'custom' ->> k, NEW.name
+				USING DETAIL = 'The generator''s codec fails (55000) until it is bound again.',
+					  HINT = 'Bind it again with cosid_alter(), giving its "codec".';
+			NEW.codec_functions := NULL;
+			RETURN NEW;
+		END IF;
+		fns := fns || fn;
+		-- the name as cosid writes it (and checks it at every bind)
+		NEW.config := jsonb_set(NEW.config, ARRAY['codec', i::text, 'custom', k],
+			(SELECT to_jsonb(concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+									format_type(p.proargtypes[0], NULL), ')'))
+			   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = fn));
+	END LOOP;
+	NEW.codec_functions := fns;
+	RETURN NEW;
+END
+$f$;
+COMMENT ON FUNCTION cosid.generator_bind_codec() IS 'binds a written generator''s custom codec functions by the names its codec list gives, unless codec_functions already holds them';
+CREATE TRIGGER generator_bind_codec
+	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
+	FOR EACH ROW EXECUTE FUNCTION cosid.generator_bind_codec();
 
 CREATE VIEW cosid.generators AS
 	SELECT name, strategy, owner,

@@ -3,10 +3,12 @@
  * catalog, and the backing sequences of segment generators.
  *
  * Each function checks what the caller may do (CREATE on the database, the
- * generator's ownership, EXECUTE on custom codec functions), validates the
- * definition (gendef.c, codecbind.c, genstate.c for the layout history of a
- * name), then writes the catalog as its owner (catalog.c).  Sequences are
- * made and altered through core's C APIs on parse nodes, never SQL text.
+ * generator's ownership, EXECUTE on custom codec functions, whose owner must
+ * be the generator's or a superuser), validates the definition (gendef.c,
+ * codecbind.c, genstate.c for the layout history of a name), then writes the
+ * catalog as its owner (catalog.c), custom codec functions by OID.
+ * Sequences are made and altered through core's C APIs on parse nodes, never
+ * SQL text.
  *
  * Owns: the rules of a change (what alter may not change).  Must not: issue
  * ids, or keep state across calls.
@@ -38,6 +40,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -299,6 +302,27 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 	return relid;
 }
 
+/*
+ * The catalog's codec_functions of a bound codec: its custom item's encode
+ * and decode functions, an oid[], or NULL (*null 'n') without one.
+ */
+static Datum
+codec_functions_datum(const CosidCodecRt *rt, char *null)
+{
+	Oid			fns[2];
+	Datum		d[2];
+
+	*null = ' ';
+	if (!cosid_codec_functions(rt, fns))
+	{
+		*null = 'n';
+		return (Datum) 0;
+	}
+	d[0] = ObjectIdGetDatum(fns[0]);
+	d[1] = ObjectIdGetDatum(fns[1]);
+	return PointerGetDatum(construct_array(d, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
 Datum
 cosid_define(PG_FUNCTION_ARGS)
 {
@@ -306,11 +330,12 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID};
-	Datum		values[12];
-	char		nulls[12];
+	Oid			argtypes[13] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID};
+	Datum		values[13];
+	char		nulls[13];
 	bool		owns = false;
+	bool		has_fns;
 
 	cosid_catalog_check_name(name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
@@ -323,7 +348,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
 	rt = cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
-	/* custom functions are kept as resolved now, whoever calls later */
+	/* custom functions are kept as resolved now (by OID), whoever calls later */
 	config = cosid_codec_qualify(config, rt);
 	cosid_gen_check_define(&def);
 
@@ -393,12 +418,22 @@ cosid_define(PG_FUNCTION_ARGS)
 	}
 	values[11] = BoolGetDatum(owns);
 	values[0] = CStringGetTextDatum(name);
-	if (cosid_catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+	values[12] = codec_functions_datum(rt, &nulls[12]);
+	/* a catalog from before 1.3 has no codec_functions (found by name) */
+	has_fns = cosid_catalog_has_codec_functions();
+	if (cosid_catalog_exec(has_fns ?
+					 "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+					 "owns_sequence, codec_functions) "
+					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, "
+					 "$13)" :
+					 "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
 					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
 					 "owns_sequence) "
 					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
 					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-					 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+					 has_fns ? 13 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	cosid_catalog_changed_now();
@@ -468,9 +503,10 @@ cosid_alter(PG_FUNCTION_ARGS)
 	CosidGenDef new;
 	CosidCodecRt *rt;
 	Oid			owner;
-	Oid			argtypes[3] = {TEXTOID, JSONBOID, INT8OID};
-	Datum		values[3];
-	char		nulls[3] = {' ', ' ', ' '};
+	Oid			argtypes[4] = {TEXTOID, JSONBOID, INT8OID, OIDARRAYOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	bool		has_fns;
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
 		key_error("definition", "expected a JSON object of the keys to change");
@@ -499,6 +535,16 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.layout.seq_reset_threshold = threshold;
 	}
 	new.owner = owner;
+	/*
+	 * A patch without "codec" keeps the functions the codec is bound to
+	 * (checked again as at every bind); only a "codec" given here is
+	 * resolved by name.
+	 */
+	if (!config_sets(patch, "codec"))
+	{
+		new.codec_fns[0] = stored.codec_fns[0];
+		new.codec_fns[1] = stored.codec_fns[1];
+	}
 	rt = cosid_codec_bind(new.codec, new.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
 	merged = cosid_codec_qualify(merged, rt);
 
@@ -535,10 +581,16 @@ cosid_alter(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
 	if (!COSID_TIME_BASED(new.strategy))
 		nulls[2] = 'n';
+	values[3] = codec_functions_datum(rt, &nulls[3]);
+	has_fns = cosid_catalog_has_codec_functions();
 	/* a segment generator keeps its entry: its segments came from the same sequence */
-	if (cosid_catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
+	if (cosid_catalog_exec(has_fns ?
+					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3, "
+					 "codec_functions = $4 "
+					 "WHERE name OPERATOR(pg_catalog.=) $1" :
+					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
 					 "WHERE name OPERATOR(pg_catalog.=) $1",
-					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
+					 has_fns ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
 	SPI_finish();
