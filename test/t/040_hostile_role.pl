@@ -697,7 +697,8 @@ $f$;} ],
 		CREATE SCHEMA su6;
 		GRANT USAGE ON SCHEMA su6 TO PUBLIC;
 		GRANT CREATE ON SCHEMA su6 TO attacker;   -- (CREATE OR REPLACE needs it)
-		CREATE FUNCTION su6.enc(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 'U' || $1::text $$;
+		-- plpgsql, as the replacement is: a backend that kept its binding would run the new code
+		CREATE FUNCTION su6.enc(id bigint) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ BEGIN RETURN 'U' || id::text; END $$;
 		CREATE FUNCTION su6.dec(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT substr($1, 2)::bigint $$;
 		SELECT cosid_define('d6', '{"strategy": "snowflake", "codec": [{"custom": {"encode": "su6.enc(bigint)", "decode": "su6.dec(text)"}}]}');
 	});
