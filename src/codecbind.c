@@ -5,9 +5,9 @@
  *
  * Owns: binding (zones; custom functions: a generator's fixed by OID, the
  * owner rule, who they run as; which items an immutable list may hold) and
- * running a bound list.  Must not: look
- * generators up or read the catalog (its callers hand it a definition), or
- * be bound per row (callers keep the result).
+ * running a bound list.  Must not: look generators up or read the catalog
+ * (its callers hand it a definition), or be bound per row (callers keep the
+ * result).
  */
 #include "codecbind.h"
 
