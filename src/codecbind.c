@@ -182,9 +182,8 @@ bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("custom codec function %s of generator \"%s\" is not bound", sig, gen->name),
-				 errdetail("At %s: the catalog holds no function for it (the generator was restored "
-						   "from a dump made before cosid 1.3, or the update to 1.3 could not resolve "
-						   "the name).", path),
+				 errdetail("At %s: the catalog holds no function for it: its name found no function "
+						   "when the generator was restored or updated to cosid 1.3.", path),
 				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
 						 "in it are resolved then.")));
 	else
