@@ -77,9 +77,11 @@ BEGIN
 			AND r.oid OPERATOR(pg_catalog.<>) c.relowner
 		WHERE g.owns_sequence AND c.relkind OPERATOR(pg_catalog.=) 'S' AND n.nspname OPERATOR(pg_catalog.=) 'cosid'
 	LOOP
-		EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE cosid.%I TO pg_database_owner', s.relname);
-		IF s.rolname IS NOT NULL THEN
-			EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE cosid.%I TO %I', s.relname, s.rolname);
+		IF s.rolname IS NULL THEN
+			EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE cosid.%I TO pg_database_owner', s.relname);
+		ELSE
+			EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE cosid.%I TO pg_database_owner, %I',
+									  s.relname, s.rolname);
 		END IF;
 	END LOOP;
 END

@@ -704,14 +704,15 @@ layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *colum
  * A row of cosid.generator written by a role other than cosid and a
  * superuser: the database's owner restoring a dump.  It must be a generator
  * that role could have defined, with what cosid_define would have checked:
- * an owner whose privileges it has, a valid definition and layout (a layout
- * that the name's history on this server allows), a codec its owner may
- * use, and a backing sequence that is its own: the one cosid names after it
- * in schema cosid, or one the restoring role owns; never one that backs
- * another generator.  The layout columns are kept as dumped (ids were made
- * with them), not recomputed from the definition.
+ * a valid definition and layout (a layout that the name's history on this
+ * server allows), a codec its owner may use, and a backing sequence that is
+ * its own: the one cosid names after it in schema cosid, or one the
+ * restoring role owns; never one that backs another generator.  Its owner
+ * must be a role whose privileges the restoring role has; any other owner
+ * becomes the restoring role, with a warning.  The layout columns are kept
+ * as dumped (ids were made with them), not recomputed from the definition.
  */
-static void
+static HeapTuple
 check_restored_generator(Relation rel, HeapTuple tup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -728,11 +729,21 @@ check_restored_generator(Relation rel, HeapTuple tup)
 	cosid_catalog_check_name(name);
 	owner = DatumGetObjectId(row_value(tup, desc, "owner", &isnull));
 	if (!has_privs_of_role(GetUserId(), owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to restore generator \"%s\"", name),
-				 errdetail("Its owner is role %s; a role other than a superuser restores only generators of roles whose privileges it has.",
+	{
+		/* as pg_restore --no-owner does with a table: the new one is the restorer's */
+		int			attnum = SPI_fnumber(desc, "owner");
+		Datum		value = ObjectIdGetDatum(GetUserId());
+		bool		null = false;
+
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING_PRIVILEGE_NOT_GRANTED),
+				 errmsg("generator \"%s\" is restored as owned by role %s", name,
+						GetUserNameFromId(GetUserId(), false)),
+				 errdetail("Its owner was role %s; a role other than a superuser cannot restore a generator as another role's.",
 						   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)")));
+		owner = GetUserId();
+		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &value, &null);
+	}
 
 	config = DatumGetJsonbP(row_value(tup, desc, "config", &isnull));
 	cosid_gendef_parse(name, config, &def, false);
@@ -783,7 +794,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cannot restore generator \"%s\"", name),
 					 errdetail("Column owns_sequence is true but it has no sequence.")));
-		return;
+		return tup;
 	}
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(seqid)) ||
 		get_rel_relkind(seqid) != RELKIND_SEQUENCE ||
@@ -827,6 +838,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 							   SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1))));
 		SPI_finish();
 	}
+	return tup;
 }
 
 /*
@@ -856,6 +868,5 @@ cosid_restore_check(PG_FUNCTION_ARGS)
 				 errmsg("permission denied to restore rows of table cosid.%s", RelationGetRelationName(rel)),
 				 errdetail("Only the lease store's functions and superusers write the lease store's tables."),
 				 errhint("Restore a lease store's database as a superuser.")));
-	check_restored_generator(rel, trigdata->tg_trigtuple);
-	return PointerGetDatum(trigdata->tg_trigtuple);
+	return PointerGetDatum(check_restored_generator(rel, trigdata->tg_trigtuple));
 }
