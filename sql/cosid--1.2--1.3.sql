@@ -50,6 +50,7 @@ GRANT INSERT ON cosid.generator, cosid.generator_history, cosid.lease, cosid.seg
 
 CREATE FUNCTION cosid.restore_check() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'cosid_restore_check' LANGUAGE C;
+REVOKE ALL ON FUNCTION cosid.restore_check() FROM PUBLIC;
 COMMENT ON FUNCTION cosid.restore_check() IS 'what a restore by a role other than a superuser may load into cosid''s tables';
 CREATE TRIGGER generator_restore_check
 	BEFORE INSERT ON cosid.generator

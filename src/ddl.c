@@ -855,17 +855,26 @@ cosid_restore_check(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
 	Relation	rel;
+	const char *relname;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
 		elog(ERROR, "cosid.restore_check() must be a BEFORE INSERT FOR EACH ROW trigger");
 	rel = trigdata->tg_relation;
+	relname = RelationGetRelationName(rel);
+	/* cosid's tables only: it reads a generator row by its columns' types */
+	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
+		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
+		 strcmp(relname, "segment_counter") != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
 	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
 		return PointerGetDatum(trigdata->tg_trigtuple);
-	if (strcmp(RelationGetRelationName(rel), "generator") != 0)
+	if (strcmp(relname, "generator") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to restore rows of table cosid.%s", RelationGetRelationName(rel)),
+				 errmsg("permission denied to restore rows of table cosid.%s", relname),
 				 errdetail("Only the lease store's functions and superusers write the lease store's tables."),
 				 errhint("Restore a lease store's database as a superuser.")));
 	return PointerGetDatum(check_restored_generator(rel, trigdata->tg_trigtuple));

@@ -164,6 +164,17 @@ for my $case (
 	($state) = as_role('mallory', 'src', $sql);
 	is($state, '42501', "mallory: $what is 42501");
 }
+# cosid.restore_check() reads a row by cosid.generator's column types: no
+# other table may have it
+($state) = as_role('mallory', 'src', q{BEGIN; CREATE SCHEMA m; CREATE TABLE m.generator (name text, config int);
+	CREATE TRIGGER t BEFORE INSERT ON m.generator FOR EACH ROW EXECUTE FUNCTION cosid.restore_check(); COMMIT;});
+is($state, '42501', 'mallory: a trigger of her own table on cosid.restore_check() is 42501 (no EXECUTE)');
+$node->safe_psql('src', q{CREATE TABLE public.generator (name text, owner regrole, config int);
+	CREATE TRIGGER t BEFORE INSERT ON public.generator FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+	GRANT INSERT ON public.generator TO mallory});
+($state) = as_role('mallory', 'src', q{INSERT INTO public.generator VALUES ('x', 'mallory', 1)});
+is($state, '39P01', 'cosid.restore_check() on a table not cosid\'s refuses to run (39P01)');
+$node->safe_psql('src', 'DROP TABLE public.generator');
 for my $case (
 	[ 'update', q{UPDATE cosid.generator SET owner = 'mallory' WHERE name = 'inv'} ],
 	[ 'delete', q{DELETE FROM cosid.generator WHERE name = 'inv'} ],
