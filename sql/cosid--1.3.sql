@@ -932,3 +932,39 @@ CREATE OR REPLACE VIEW cosid.generators AS
 		   CASE WHEN strategy = 'segment'
 				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
 	FROM cosid.generator;
+
+-------------------------------------------------------------------------------
+-- pg_dump and pg_restore by the database's owner (1.3).  The extension is
+-- created by a superuser; its tables and schema belong to that role.  What
+-- the database's owner (pg_database_owner) needs beyond reading:
+-- - pg_dump reads every column of the configuration tables (cosid.lease's
+--   fencing tokens too) and the backing sequences cosid makes (cosid_define
+--   grants SELECT on each to the generator's owner and to
+--   pg_database_owner; SELECT neither advances nor sets a sequence);
+-- - a restore creates those sequences in schema cosid (as their new owner),
+--   and loads the configuration tables.  Its rows go through
+--   cosid.restore_check(): a generator whose owner the restoring role
+--   speaks for, whose definition, layout and codec are valid, and whose
+--   sequence is its own (cosid's, named after it) or the restoring role's;
+--   no row of the lease store's tables (a superuser restores a store).
+-- cosid's own writes run as the tables' owner and are not checked.
+-------------------------------------------------------------------------------
+
+GRANT CREATE ON SCHEMA cosid TO pg_database_owner;
+GRANT SELECT ON cosid.lease TO pg_database_owner;
+GRANT INSERT ON cosid.generator, cosid.generator_history, cosid.lease, cosid.segment_counter
+	TO pg_database_owner;
+
+CREATE FUNCTION cosid.restore_check() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_restore_check' LANGUAGE C;
+REVOKE ALL ON FUNCTION cosid.restore_check() FROM PUBLIC;
+COMMENT ON FUNCTION cosid.restore_check() IS 'what a restore by a role other than a superuser may load into cosid''s tables';
+CREATE TRIGGER generator_restore_check
+	BEFORE INSERT ON cosid.generator
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+CREATE TRIGGER lease_restore_check
+	BEFORE INSERT ON cosid.lease
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+CREATE TRIGGER segment_counter_restore_check
+	BEFORE INSERT ON cosid.segment_counter
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();

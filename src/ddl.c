@@ -53,6 +53,7 @@
 PG_FUNCTION_INFO_V1(cosid_define);
 PG_FUNCTION_INFO_V1(cosid_alter);
 PG_FUNCTION_INFO_V1(cosid_drop);
+PG_FUNCTION_INFO_V1(cosid_restore_check);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
@@ -200,6 +201,56 @@ alter_sequence(Oid relid, List *options)
 	CommandCounterIncrement();
 }
 
+/* The name of the backing sequence cosid makes for a generator, in schema cosid. */
+static char *
+backing_sequence_name(const char *name)
+{
+	char		hex[33];
+	const char *errstr = NULL;
+
+	if (!pg_md5_hash(name, strlen(name), hex, &errstr))
+		elog(ERROR, "could not compute an MD5 hash: %s", errstr);
+	return psprintf("segment_%s", hex);
+}
+
+/*
+ * SELECT on a backing sequence cosid made, for the generator's owner and
+ * pg_database_owner, so that they can pg_dump the database (reading it
+ * neither advances nor sets it).  Run as the sequence's owner; a GRANT on a
+ * parse node, its roles named as the catalog spells them now.
+ */
+static void
+grant_select(Oid seqid, Oid owner)
+{
+	GrantStmt  *stmt = makeNode(GrantStmt);
+	AccessPriv *priv = makeNode(AccessPriv);
+	RoleSpec   *dbowner = makeNode(RoleSpec);
+
+	priv->priv_name = pstrdup("select");
+	dbowner->roletype = ROLESPEC_CSTRING;
+	dbowner->rolename = pstrdup("pg_database_owner");
+	dbowner->location = -1;
+	stmt->is_grant = true;
+	stmt->targtype = ACL_TARGET_OBJECT;
+	stmt->objtype = OBJECT_SEQUENCE;
+	stmt->objects = list_make1(makeRangeVar(get_namespace_name(get_rel_namespace(seqid)),
+											get_rel_name(seqid), -1));
+	stmt->privileges = list_make1(priv);
+	stmt->grantees = list_make1(dbowner);
+	if (owner != cosid_rel_owner(seqid))
+	{
+		RoleSpec   *role = makeNode(RoleSpec);
+
+		role->roletype = ROLESPEC_CSTRING;
+		role->rolename = GetUserNameFromId(owner, false);
+		role->location = -1;
+		stmt->grantees = lappend(stmt->grantees, role);
+	}
+	stmt->behavior = DROP_RESTRICT;
+	ExecuteGrantStmt(stmt);
+	CommandCounterIncrement();
+}
+
 /*
  * The backing sequence of a segment generator.  Its value is the last number
  * of the last segment handed out, its increment the step, so nextval() gives
@@ -226,23 +277,20 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 
 	if (def->adopt == NULL)
 	{
-		char		hex[33];
-		const char *errstr = NULL;
 		CreateSeqStmt *stmt = makeNode(CreateSeqStmt);
 		ObjectAddress addr;
 		CosidAsRole as;
 
-		if (!pg_md5_hash(def->name, strlen(def->name), hex, &errstr))
-			elog(ERROR, "could not compute an MD5 hash: %s", errstr);
-		stmt->sequence = makeRangeVar("cosid", psprintf("segment_%s", hex), -1);
+		stmt->sequence = makeRangeVar("cosid", backing_sequence_name(def->name), -1);
 		stmt->options = list_make3(int8_option("increment", def->step),
 								   int8_option("minvalue", 0),
 								   int8_option("start", Max(def->start, floor) + def->step - 1));
 		stmt->ownerId = InvalidOid;
 		cosid_begin_as_role(cosid_catalog_owner(), &as);
 		addr = DefineSequence(make_parsestate(NULL), stmt);
-		cosid_end_as_role(&as);
 		CommandCounterIncrement();
+		grant_select(addr.objectId, def->owner);
+		cosid_end_as_role(&as);
 		*owns = true;
 		return addr.objectId;
 	}
@@ -675,3 +723,211 @@ cosid_drop(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+
+/* ---------- restores by the database's owner (1.3) ---------- */
+
+/* A column of a row of rel by name (the table's columns, whatever their order). */
+static Datum
+row_value(HeapTuple tup, TupleDesc desc, const char *column, bool *isnull)
+{
+	int			attnum = SPI_fnumber(desc, column);
+
+	if (attnum <= 0)
+		elog(ERROR, "cosid.generator has no column \"%s\"", column);
+	return heap_getattr(tup, attnum, desc, isnull);
+}
+
+static int64
+layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *column)
+{
+	bool		isnull;
+	Datum		d = row_value(tup, desc, column, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Column %s is null; a time-based generator has its whole layout.", column)));
+	return strcmp(column, "epoch_ms") == 0 || strcmp(column, "seq_reset_threshold") == 0 ?
+		DatumGetInt64(d) : (int64) DatumGetInt32(d);
+}
+
+/*
+ * A row of cosid.generator written by a role other than cosid and a
+ * superuser: the database's owner restoring a dump.  It must be a generator
+ * that role could have defined, with what cosid_define would have checked:
+ * a valid definition and layout (a layout that the name's history on this
+ * server allows), a codec its owner may use, and a backing sequence that is
+ * its own: the one cosid names after it in schema cosid, or one the
+ * restoring role owns; never one that backs another generator.  Its owner
+ * must be a role whose privileges the restoring role has; any other owner
+ * becomes the restoring role, with a warning.  The layout columns are kept
+ * as dumped (ids were made with them), not recomputed from the definition.
+ */
+static HeapTuple
+check_restored_generator(Relation rel, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		isnull;
+	char	   *name;
+	char	   *strategy;
+	Jsonb	   *config;
+	Oid			owner;
+	Oid			seqid;
+	bool		owns;
+	CosidGenDef def;
+
+	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
+	cosid_catalog_check_name(name);
+	owner = DatumGetObjectId(row_value(tup, desc, "owner", &isnull));
+	if (!has_privs_of_role(GetUserId(), owner))
+	{
+		/* as pg_restore --no-owner does with a table: the new one is the restorer's */
+		int			attnum = SPI_fnumber(desc, "owner");
+		Datum		value = ObjectIdGetDatum(GetUserId());
+		bool		null = false;
+
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING_PRIVILEGE_NOT_GRANTED),
+				 errmsg("generator \"%s\" is restored as owned by role %s", name,
+						GetUserNameFromId(GetUserId(), false)),
+				 errdetail("Its owner was role %s; a role other than a superuser cannot restore a generator as another role's.",
+						   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)")));
+		owner = GetUserId();
+		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &value, &null);
+	}
+
+	config = DatumGetJsonbP(row_value(tup, desc, "config", &isnull));
+	cosid_gendef_parse(name, config, &def, false);
+	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
+	if (strcmp(strategy, cosid_strategy_name(def.strategy)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Its strategy column is \"%s\", its definition's strategy \"%s\".",
+						   strategy, cosid_strategy_name(def.strategy))));
+	def.owner = owner;
+	if (COSID_TIME_BASED(def.strategy))
+	{
+		char		msg[256];
+		const char *bad;
+
+		def.layout.epoch_ms = layout_column(tup, desc, name, "epoch_ms");
+		def.layout.unit_ms = (int) layout_column(tup, desc, name, "unit_ms");
+		def.layout.time_bits = (int) layout_column(tup, desc, name, "time_bits");
+		def.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
+		def.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
+		def.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
+		bad = cosid_layout_check(&def.layout, def.strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+								 msg, sizeof(msg));
+		if (bad == NULL && def.strategy == COSID_STRATEGY_SNOWFLAKE &&
+			cosid_layout_total_bits(&def.layout) + def.uncertainty_bits > 63)
+		{
+			bad = "uncertainty-bits";
+			snprintf(msg, sizeof(msg), "the layout and its uncertainty bits take more than 63 bits");
+		}
+		if (bad)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot restore generator \"%s\"", name),
+					 errdetail("At %s: %s.", bad, msg)));
+		cosid_gen_check_define(&def);
+	}
+	(void) cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+
+	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
+	if (isnull)
+		seqid = InvalidOid;
+	owns = DatumGetBool(row_value(tup, desc, "owns_sequence", &isnull));
+	if (!OidIsValid(seqid))
+	{
+		if (owns)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot restore generator \"%s\"", name),
+					 errdetail("Column owns_sequence is true but it has no sequence.")));
+		return tup;
+	}
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(seqid)) ||
+		get_rel_relkind(seqid) != RELKIND_SEQUENCE ||
+		get_rel_persistence(seqid) != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Its backing sequence (OID %u) is not a permanent, logged sequence.", seqid)));
+	if (owns)
+	{
+		if (get_rel_namespace(seqid) != get_namespace_oid("cosid", false) ||
+			strcmp(get_rel_name(seqid), backing_sequence_name(name)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to restore generator \"%s\"", name),
+					 errdetail("Its backing sequence is marked as cosid's own, but is not cosid.%s.",
+							   backing_sequence_name(name))));
+	}
+	else if (!has_privs_of_role(GetUserId(), cosid_rel_owner(seqid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore generator \"%s\"", name),
+				 errdetail("Its adopted sequence %s belongs to role %s; a role other than a superuser restores only generators whose adopted sequence it owns.",
+						   get_rel_name(seqid), GetUserNameFromId(cosid_rel_owner(seqid), false))));
+	{
+		Oid			argtypes[2] = {OIDOID, TEXTOID};
+		Datum		values[2] = {ObjectIdGetDatum(seqid), CStringGetTextDatum(name)};
+
+		SPI_connect();
+		/* not read-only: rows restored earlier by the same COPY count */
+		if (cosid_catalog_exec("SELECT name FROM cosid.generator "
+							   "WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+							   "AND name OPERATOR(pg_catalog.<>) $2",
+							   2, argtypes, values, NULL, false) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid.generator");
+		if (SPI_processed > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to restore generator \"%s\"", name),
+					 errdetail("Its backing sequence already backs generator \"%s\".",
+							   SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1))));
+		SPI_finish();
+	}
+	return tup;
+}
+
+/*
+ * cosid.restore_check(): BEFORE INSERT FOR EACH ROW on cosid.generator,
+ * cosid.lease and cosid.segment_counter.  cosid writes them as their owner
+ * (cosid_define as the catalog's owner, the lease store's SECURITY DEFINER
+ * functions), and a superuser may write anything: those pass.  INSERT is
+ * granted to pg_database_owner alone, for pg_restore: a generator row is
+ * checked as above; the lease store's tables take no row (a superuser
+ * restores a lease store), though an empty one restores.
+ */
+Datum
+cosid_restore_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	const char *relname;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		elog(ERROR, "cosid.restore_check() must be a BEFORE INSERT FOR EACH ROW trigger");
+	rel = trigdata->tg_relation;
+	relname = RelationGetRelationName(rel);
+	/* cosid's tables only: it reads a generator row by its columns' types */
+	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
+		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
+		 strcmp(relname, "segment_counter") != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
+	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
+		return PointerGetDatum(trigdata->tg_trigtuple);
+	if (strcmp(relname, "generator") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore rows of table cosid.%s", relname),
+				 errdetail("Only the lease store's functions and superusers write the lease store's tables."),
+				 errhint("Restore a lease store's database as a superuser.")));
+	return PointerGetDatum(check_restored_generator(rel, trigdata->tg_trigtuple));
+}
