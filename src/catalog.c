@@ -24,6 +24,7 @@
 #include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
@@ -215,14 +216,13 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)
 		PushActiveSnapshot(GetLatestSnapshot());
-	ret = cosid_catalog_exec(for_update ?
-					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
-					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE" :
-					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
-					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-					   1, argtypes, values, NULL, !for_update);
+	/* 1.2's catalog has no identity: its generators are identity 0 */
+	ret = cosid_catalog_exec(psprintf("SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+									  "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, "
+									  "%s FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1%s",
+									  cosid_catalog_has_identity() ? "identity" : "0::pg_catalog.int8",
+									  for_update ? " FOR UPDATE" : ""),
+							 1, argtypes, values, NULL, !for_update);
 	if (fresh)
 		PopActiveSnapshot();
 	if (ret != SPI_OK_SELECT)
@@ -251,5 +251,15 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
+	stored->identity = DatumGetInt64(SPI_getbinval(tup, desc, 12, &isnull));
+}
+
+bool
+cosid_catalog_has_identity(void)
+{
+	Oid			nsp = get_namespace_oid("cosid", true);
+	Oid			rel = OidIsValid(nsp) ? get_relname_relid("generator", nsp) : InvalidOid;
+
+	return OidIsValid(rel) && get_attnum(rel, "identity") != InvalidAttrNumber;
 }
 

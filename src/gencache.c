@@ -114,6 +114,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	c->def.layout = stored.layout;
 	c->def.seqid = stored.seqid;
 	c->def.owner = owner;
+	c->def.identity = stored.identity;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;

@@ -40,6 +40,8 @@ typedef struct CosidGenDef
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
 	Oid			owner;			/* its owner: custom codec functions run as it */
+	int64		identity;		/* time-based: whose state (catalog; 0 for
+								 * generators defined before 1.3) */
 } CosidGenDef;
 
 /*
