@@ -407,6 +407,10 @@ CREATE TABLE cosid.generator (
 	owner regrole NOT NULL,
 	-- a custom codec's encode and decode functions, fixed by OID (1.3)
 	codec_functions oid[] CHECK (cardinality(codec_functions) = 2),
+	-- whose state a time-based generator has on a server: random at
+	-- definition (the name's dropped one's when it has history), copied with
+	-- the database; 0: defined before 1.3, whose state is its name's
+	identity bigint NOT NULL,
 	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
 	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );
@@ -522,9 +526,19 @@ CREATE TABLE cosid.generator_history (
 	name text PRIMARY KEY,
 	last_number bigint NOT NULL,
 	lease_store boolean NOT NULL DEFAULT false,
-	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- time-based: the dropped generator's identity and what its ids were
+	-- made with; defined again, the name keeps the identity (and its state)
+	identity bigint,
+	strategy text,
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	uncertainty_bits integer
 );
-COMMENT ON TABLE cosid.generator_history IS 'the highest number dropped segment generators of each name handed out: a name defined again continues above it';
+COMMENT ON TABLE cosid.generator_history IS 'dropped generators of each name: the highest number segment generators handed out, the identity and layout of time-based ones; a name defined again continues above them';
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator_history', '');
 REVOKE ALL ON cosid.generator_history FROM PUBLIC;
 GRANT SELECT ON cosid.generator_history TO PUBLIC;
@@ -587,9 +601,11 @@ CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigi
 							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
 							OUT segment_fetches bigint, OUT segment_waits bigint,
 							OUT epoch_ms bigint, OUT unit_ms integer, OUT time_bits integer,
-							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid)
+							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid,
+							OUT identity bigint)
 	RETURNS SETOF record
-	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cosid.stats() IS 'the shared-memory entries of this database''s generators since the server started';
 
 CREATE VIEW cosid_stats AS
 	SELECT g.name, g.strategy,
@@ -604,6 +620,7 @@ CREATE VIEW cosid_stats AS
 		LEFT JOIN cosid.stats() s
 		  ON s.name = g.name
 		 AND s.sequence IS NOT DISTINCT FROM g.sequence::oid
+		 AND s.identity IS NOT DISTINCT FROM CASE WHEN g.strategy <> 'segment' THEN g.identity END
 		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
 		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
 		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;

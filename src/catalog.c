@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
@@ -207,12 +208,15 @@ cosid_catalog_has_codec_functions(void)
 	"seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, "
 #define READ_WHERE " FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1"
 
-/* [has codec_functions][for update] */
+/*
+ * [1.3's catalog][for update]: before 1.3 no codec_functions (NULL) and no
+ * identity (0: a generator's state is its name's, as in 1.2).
+ */
 static const char *const read_sql[2][2] = {
-	{READ_COLUMNS "NULL::pg_catalog.oid[]" READ_WHERE,
-	READ_COLUMNS "NULL::pg_catalog.oid[]" READ_WHERE " FOR UPDATE"},
-	{READ_COLUMNS "codec_functions" READ_WHERE,
-	READ_COLUMNS "codec_functions" READ_WHERE " FOR UPDATE"},
+	{READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE,
+	READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE " FOR UPDATE"},
+	{READ_COLUMNS "codec_functions, identity" READ_WHERE,
+	READ_COLUMNS "codec_functions, identity" READ_WHERE " FOR UPDATE"},
 };
 
 /*
@@ -283,5 +287,12 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 			if (!fnnulls[i])
 				stored->codec_fns[i] = DatumGetObjectId(fns[i]);
 	}
+	stored->identity = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+}
+
+bool
+cosid_catalog_has_identity(void)
+{
+	return get_attnum(catalog_relid(), "identity") != InvalidAttrNumber;
 }
 

@@ -61,6 +61,9 @@ extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 							   Jsonb **config, CosidGenDef *stored, Oid *owner,
 							   const char *hint);
 
+/* Whether cosid.generator has its identity column (1.3 and later). */
+extern bool cosid_catalog_has_identity(void);
+
 /* This transaction changed the catalog: backends re-read at its end. */
 extern void cosid_catalog_changed_now(void);
 

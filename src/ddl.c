@@ -172,6 +172,94 @@ history_write(const char *name, int64 last, bool from_store, bool forget)
 		elog(ERROR, "could not write cosid.generator_history");
 }
 
+/*
+ * The identity a time-based generator of this name had when it was dropped,
+ * and its definition then, as far as its ids go (strategy, layout and
+ * uncertainty bits in *old; SPI connected); false when there is none
+ * (never dropped here, a name of 1.2, or forgotten).
+ */
+static bool
+history_identity(const char *name, CosidGenDef *old)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+
+	if (!history_exists())
+		return false;
+	if (cosid_catalog_exec("SELECT identity, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+						   "uncertainty_bits FROM cosid.generator_history "
+						   "WHERE name OPERATOR(pg_catalog.=) $1 AND identity IS NOT NULL",
+						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator_history");
+	if (SPI_processed == 0)
+		return false;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	memset(old, 0, sizeof(*old));
+	strlcpy(old->name, name, NAMEDATALEN);
+	old->identity = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	old->strategy = cosid_strategy_from_name(TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull)));
+	old->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+	old->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+	old->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	old->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+	old->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+	old->uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+	return true;
+}
+
+/*
+ * Keep a dropped time-based generator's identity and layout in the name's
+ * history: defined again, the name continues with its state (and, with
+ * another layout, above every id the old one may have issued).
+ */
+static void
+history_write_identity(const CosidGenDef *def)
+{
+	Oid			argtypes[9] = {TEXTOID, INT8OID, TEXTOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT4OID};
+	Datum		values[9];
+
+	if (!history_exists())
+		return;
+	values[0] = CStringGetTextDatum(def->name);
+	values[1] = Int64GetDatum(def->identity);
+	values[2] = CStringGetTextDatum(cosid_strategy_name(def->strategy));
+	values[3] = Int64GetDatum(def->layout.epoch_ms);
+	values[4] = Int32GetDatum((int32) def->layout.unit_ms);
+	values[5] = Int32GetDatum(def->layout.time_bits);
+	values[6] = Int32GetDatum(def->layout.node_bits);
+	values[7] = Int32GetDatum(def->layout.seq_bits);
+	values[8] = Int32GetDatum(def->uncertainty_bits);
+	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, identity, strategy, "
+						   "epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits) "
+						   "VALUES ($1, 0, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
+						   "identity = excluded.identity, strategy = excluded.strategy, "
+						   "epoch_ms = excluded.epoch_ms, unit_ms = excluded.unit_ms, "
+						   "time_bits = excluded.time_bits, node_bits = excluded.node_bits, "
+						   "seq_bits = excluded.seq_bits, uncertainty_bits = excluded.uncertainty_bits, "
+						   "dropped_at = pg_catalog.now()",
+						   9, argtypes, values, NULL, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not write cosid.generator_history");
+}
+
+/* A new generator's identity: random, never 0 (the generators of 1.2). */
+static int64
+new_identity(void)
+{
+	int64		ident = 0;
+
+	while (ident == 0)
+		if (!pg_strong_random(&ident, sizeof(ident)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate a random generator identity")));
+	return ident;
+}
+
 /* Whether the definition document sets key at its top level. */
 static bool
 config_sets(Jsonb *config, const char *key)
@@ -378,12 +466,12 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[13] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID};
-	Datum		values[13];
-	char		nulls[13];
+	Oid			argtypes[14] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID};
+	Datum		values[14];
+	char		nulls[14];
 	bool		owns = false;
-	bool		has_fns;
+	bool		has_identity;
 
 	cosid_catalog_check_name(name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
@@ -398,7 +486,6 @@ cosid_define(PG_FUNCTION_ARGS)
 	rt = cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
 	/* custom functions are kept as resolved now (by OID), whoever calls later */
 	config = cosid_codec_qualify(config, rt);
-	cosid_gen_check_define(&def);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -410,6 +497,35 @@ cosid_define(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("generator \"%s\" already exists", name),
 				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+
+	/*
+	 * Whose state a time-based generator has: the identity its name had when
+	 * it was dropped in this database (its ids continue above what that
+	 * issued; with another layout, pg_cosid/names records the old one so the
+	 * first id of the new one is above it), else a new one, which no other
+	 * database's generator has (a copy of this database gets it with it).
+	 */
+	has_identity = cosid_catalog_has_identity();
+	def.identity = new_identity();
+	if (COSID_TIME_BASED(def.strategy) && has_identity)
+	{
+		CosidGenDef old;
+		bool		had = history_identity(name, &old) ||
+			cosid_gen_name_identity(name, &old);
+
+		if (had)
+			def.identity = old.identity;
+		cosid_gen_define_name(&def, had ? &old : NULL);
+	}
+	else if (COSID_TIME_BASED(def.strategy))
+	{
+		/* 1.2's catalog: the name's state, as 1.2 keeps it (identity 0) */
+		CosidGenDef old;
+		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
+
+		def.identity = 0;
+		cosid_gen_define_name(&def, had ? &old : NULL);
+	}
 
 	memset(nulls, ' ', sizeof(nulls));
 	values[1] = CStringGetTextDatum(cosid_strategy_name(def.strategy));
@@ -465,23 +581,22 @@ cosid_define(PG_FUNCTION_ARGS)
 		}
 	}
 	values[11] = BoolGetDatum(owns);
+	values[13] = Int64GetDatum(def.identity);
 	values[0] = CStringGetTextDatum(name);
 	values[12] = codec_functions_datum(rt, &nulls[12]);
-	/* a catalog from before 1.3 has no codec_functions (found by name) */
-	has_fns = cosid_catalog_has_codec_functions();
-	if (cosid_catalog_exec(has_fns ?
-					 "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-					 "owns_sequence, codec_functions) "
-					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, "
-					 "$13)" :
-					 "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-					 "owns_sequence) "
-					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-					 has_fns ? 13 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
+	if (cosid_catalog_exec(has_identity ?
+						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+						   "owns_sequence, codec_functions, identity) "
+						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14)" :
+						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+						   "owns_sequence) "
+						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
+						   has_identity ? 14 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	cosid_catalog_changed_now();
@@ -702,7 +817,20 @@ cosid_drop(PG_FUNCTION_ARGS)
 	else if (stored.strategy == COSID_STRATEGY_SEGMENT)
 		history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
+	{
 		history_write(name, 0, false, true);
+		cosid_gen_forget_name(name);
+	}
+	else
+	{
+		/* time-based: its identity, for the name defined again */
+		CosidGenDef parsed;
+
+		cosid_gendef_parse(name, config, &parsed, false);
+		strlcpy(stored.name, name, NAMEDATALEN);
+		stored.uncertainty_bits = parsed.uncertainty_bits;
+		history_write_identity(&stored);
+	}
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
@@ -831,6 +959,13 @@ check_restored_generator(Relation rel, HeapTuple tup)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cannot restore generator \"%s\"", name),
 					 errdetail("At %s: %s.", bad, msg)));
+		/*
+		 * Its identity is the dumped generator's: a copy shares its state (as
+		 * a copy made with CREATE DATABASE TEMPLATE does), within what the
+		 * identity's layout history on this server allows.
+		 */
+		if (cosid_catalog_has_identity())
+			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
 		cosid_gen_check_define(&def);
 	}
 	(void) cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);

@@ -49,6 +49,8 @@ typedef struct CosidGenDef
 	 */
 	Oid			codec_fns[2];
 	bool		codec_by_name;
+	int64		identity;		/* time-based: whose state (catalog; 0 for
+								 * generators defined before 1.3) */
 } CosidGenDef;
 
 /*
