@@ -168,6 +168,48 @@ SELECT * FROM cosid_unpack('short_hex', 'fffffffffffff');
 SELECT * FROM cosid_unpack('short_hex', '10000000000000');
 SELECT pg_temp.err($$SELECT cosid_unpack('short_hex', 'ffffffffffffffff')$$);
 
+-- a generator's custom functions are bound by OID when its codec is defined
+-- (1.3), never looked up by name again: once one is dropped its codec fails
+-- (55000), also after a function of that name is created again, until
+-- cosid_alter binds the codec again; a function renamed is not the one the
+-- codec names (55000)
+CREATE FUNCTION bhex(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 'b' || to_hex($1) $$;
+CREATE FUNCTION bunhex(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$ SELECT ('x' || lpad(substr($1, 2), 16, '0'))::bit(64)::bigint $$;
+SELECT cosid_define('bound_hex', '{"codec": [{"custom": {"encode": "bhex(bigint)", "decode": "bunhex(text)"}}]}');
+SELECT codec_functions = ARRAY['bhex(bigint)'::regprocedure, 'bunhex(text)'::regprocedure]::oid[] AS bound_by_oid,
+	   config #>> '{codec,0,custom,encode}' AS encode_name
+FROM cosid.generator WHERE name = 'bound_hex';
+SELECT cosid_encode('bound_hex', 255) AS bound, cosid_decode('bound_hex', 'bff') AS bound_back;
+DROP FUNCTION bhex(bigint);
+SELECT pg_temp.err($$SELECT cosid_encode('bound_hex', 255)$$) AS dropped;
+CREATE FUNCTION bhex(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 'b' || to_hex($1) $$;
+SELECT pg_temp.err($$SELECT cosid_encode('bound_hex', 255)$$) AS created_again;
+SELECT pg_temp.err($$SELECT cosid_alter('bound_hex', '{"seq-reset-threshold": 100}')$$) AS alter_keeps_them;
+SELECT cosid_alter('bound_hex', '{"codec": [{"custom": {"encode": "bhex(bigint)", "decode": "bunhex(text)"}}]}');
+SELECT cosid_encode('bound_hex', 255) AS bound_again,
+	   (SELECT codec_functions[1] = 'bhex(bigint)'::regprocedure FROM cosid.generator WHERE name = 'bound_hex') AS new_oid;
+ALTER FUNCTION bunhex(text) RENAME TO bunhex_renamed;
+SELECT pg_temp.err($$SELECT cosid_decode('bound_hex', 'bff')$$) AS renamed;
+ALTER FUNCTION bunhex_renamed(text) RENAME TO bunhex;
+SELECT cosid_decode('bound_hex', 'bff') AS renamed_back;
+-- their owner must be the generator's owner or a superuser: whoever owns a
+-- function can replace its code (42501 at define, and at use once the owner
+-- changed)
+CREATE ROLE cosid_fn_owner;
+CREATE FUNCTION ohex(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 'b' || to_hex($1) $$;
+ALTER FUNCTION ohex(bigint) OWNER TO cosid_fn_owner;
+SELECT pg_temp.err($$SELECT cosid_define('owned_hex', '{"codec": [{"custom": {"encode": "ohex(bigint)", "decode": "bunhex(text)"}}]}')$$) AS other_owner;
+SELECT pg_temp.err($$SELECT cosid_alter('bound_hex', '{"codec": [{"custom": {"encode": "ohex(bigint)", "decode": "bunhex(text)"}}]}')$$) AS other_owner_alter;
+ALTER FUNCTION bunhex(text) OWNER TO cosid_fn_owner;
+SELECT pg_temp.err($$SELECT cosid_decode('bound_hex', 'bff')$$) AS owner_changed;
+ALTER FUNCTION bunhex(text) OWNER TO CURRENT_USER;
+SELECT cosid_decode('bound_hex', 'bff') AS owner_back;
+-- an ad hoc list runs its functions as the caller, whoever owns them
+SELECT cosid_encode(255, '[{"custom": {"encode": "ohex(bigint)", "decode": "bunhex(text)"}}]') AS ad_hoc;
+DROP FUNCTION ohex(bigint);
+DROP ROLE cosid_fn_owner;
+
 -- CosId compatibility: ids and texts made by CosId's Java code
 
 -- A local time the clocks repeat takes the earlier instant, one they skip

@@ -405,6 +405,12 @@ CREATE TABLE cosid.generator (
 	sequence regclass,
 	owns_sequence boolean NOT NULL DEFAULT false,
 	owner regrole NOT NULL,
+	-- a custom codec's encode and decode functions, fixed by OID (1.3)
+	codec_functions oid[] CHECK (cardinality(codec_functions) = 2),
+	-- whose state a time-based generator has on a server: random at
+	-- definition (the name's dropped one's when it has history), copied with
+	-- the database; 0: defined before 1.3, whose state is its name's
+	identity bigint NOT NULL,
 	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
 	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );
@@ -412,6 +418,7 @@ COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cos
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
 REVOKE ALL ON cosid.generator FROM PUBLIC;
 GRANT SELECT ON cosid.generator TO PUBLIC;
+COMMENT ON COLUMN cosid.generator.codec_functions IS 'the custom codec''s encode and decode functions, fixed when its codec was defined or altered: never looked up by name again';
 
 -- Any change to the catalog (also a restore) makes backends re-read it.
 CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
@@ -419,6 +426,71 @@ CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
 CREATE TRIGGER generator_changed
 	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.generator
 	FOR EACH STATEMENT EXECUTE FUNCTION cosid.catalog_changed();
+
+-- Custom codec functions (1.3): a generator's codec is bound to its custom
+-- item's encode and decode functions by OID (codec_functions, written by
+-- cosid_define and cosid_alter), and every backend uses those functions,
+-- never a name.  A row written with OIDs that are not the functions its codec
+-- list names (a restore brings the OIDs of another database, the update from
+-- 1.2 none) is bound by those names, once, as it is written; with
+-- search_path = pg_catalog, pg_temp, the names are the schema-qualified ones
+-- cosid wrote.  A name that finds no function (or a temporary one) leaves
+-- codec_functions NULL: the codec then fails (55000) until cosid_alter binds
+-- it again.
+CREATE FUNCTION cosid.generator_bind_codec() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	item jsonb;
+	i bigint;
+	k text;
+	fn oid;
+	fns oid[];
+BEGIN
+	IF jsonb_typeof(NEW.config -> 'codec') = 'array' THEN
+		SELECT e, n - 1 INTO item, i FROM jsonb_array_elements(NEW.config -> 'codec') WITH ORDINALITY c(e, n)
+		 WHERE jsonb_typeof(e -> 'custom') = 'object' ORDER BY n LIMIT 1;
+	END IF;
+	IF item IS NULL THEN
+		NEW.codec_functions := NULL;
+		RETURN NEW;
+	END IF;
+	-- the functions the list names, as cosid names them
+	IF cardinality(NEW.codec_functions) = 2 AND
+	   (SELECT count(*) FROM unnest(NEW.codec_functions, ARRAY['encode', 'decode']) u(f, key)
+		  JOIN pg_proc p ON p.oid = u.f JOIN pg_namespace n ON n.oid = p.pronamespace
+		 WHERE concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+					  format_type(p.proargtypes[0], NULL), ')') = (item -> 'custom' ->> u.key)) = 2 THEN
+		RETURN NEW;
+	END IF;
+	FOREACH k IN ARRAY ARRAY['encode', 'decode'] LOOP
+		fn := to_regprocedure(item -> 'custom' ->> k);
+		IF fn IS NOT NULL AND (SELECT p.pronamespace = pg_my_temp_schema() OR pg_is_other_temp_schema(p.pronamespace)
+							   FROM pg_proc p WHERE p.oid = fn) THEN
+			fn := NULL;
+		END IF;
+		IF fn IS NULL THEN
+			RAISE WARNING 'function % of the custom codec of cosid generator "%" could not be resolved',
+				item -> 'custom' ->> k, NEW.name
+				USING DETAIL = 'The generator''s codec fails (55000) until it is bound again.',
+					  HINT = 'Bind it again with cosid_alter(), giving its "codec".';
+			NEW.codec_functions := NULL;
+			RETURN NEW;
+		END IF;
+		fns := fns || fn;
+		-- the name as cosid writes it (and checks it at every bind)
+		NEW.config := jsonb_set(NEW.config, ARRAY['codec', i::text, 'custom', k],
+			(SELECT to_jsonb(concat(quote_ident(n.nspname), '.', quote_ident(p.proname), '(',
+									format_type(p.proargtypes[0], NULL), ')'))
+			   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = fn));
+	END LOOP;
+	NEW.codec_functions := fns;
+	RETURN NEW;
+END
+$f$;
+COMMENT ON FUNCTION cosid.generator_bind_codec() IS 'binds a written generator''s custom codec functions by the names its codec list gives, unless codec_functions already holds them';
+CREATE TRIGGER generator_bind_codec
+	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
+	FOR EACH ROW EXECUTE FUNCTION cosid.generator_bind_codec();
 
 CREATE VIEW cosid.generators AS
 	SELECT name, strategy, owner,
@@ -454,9 +526,19 @@ CREATE TABLE cosid.generator_history (
 	name text PRIMARY KEY,
 	last_number bigint NOT NULL,
 	lease_store boolean NOT NULL DEFAULT false,
-	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+	dropped_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- time-based: the dropped generator's identity and what its ids were
+	-- made with; defined again, the name keeps the identity (and its state)
+	identity bigint,
+	strategy text,
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	uncertainty_bits integer
 );
-COMMENT ON TABLE cosid.generator_history IS 'the highest number dropped segment generators of each name handed out: a name defined again continues above it';
+COMMENT ON TABLE cosid.generator_history IS 'dropped generators of each name: the highest number segment generators handed out, the identity and layout of time-based ones; a name defined again continues above them';
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator_history', '');
 REVOKE ALL ON cosid.generator_history FROM PUBLIC;
 GRANT SELECT ON cosid.generator_history TO PUBLIC;
@@ -519,9 +601,11 @@ CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigi
 							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
 							OUT segment_fetches bigint, OUT segment_waits bigint,
 							OUT epoch_ms bigint, OUT unit_ms integer, OUT time_bits integer,
-							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid)
+							OUT node_bits integer, OUT seq_bits integer, OUT sequence oid,
+							OUT identity bigint)
 	RETURNS SETOF record
-	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cosid.stats() IS 'the shared-memory entries of this database''s generators since the server started';
 
 CREATE VIEW cosid_stats AS
 	SELECT g.name, g.strategy,
@@ -536,6 +620,7 @@ CREATE VIEW cosid_stats AS
 		LEFT JOIN cosid.stats() s
 		  ON s.name = g.name
 		 AND s.sequence IS NOT DISTINCT FROM g.sequence::oid
+		 AND s.identity IS NOT DISTINCT FROM CASE WHEN g.strategy <> 'segment' THEN g.identity END
 		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
 		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
 		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;
@@ -861,6 +946,8 @@ COMMENT ON TABLE cosid.segment_counter IS 'segments handed out to the servers th
 SELECT pg_catalog.pg_extension_config_dump('cosid.segment_counter', '');
 REVOKE ALL ON cosid.segment_counter FROM PUBLIC;
 GRANT SELECT (namespace, name, last_number, fetches, updated_at, database) ON cosid.segment_counter TO PUBLIC;
+-- pg_dump by the database's owner reads every column (owner, store_role too)
+GRANT SELECT ON cosid.segment_counter TO pg_database_owner;
 
 -- Hand out count segments of step numbers: the range [first, last], above
 -- every number handed out before for this counter and at least start.  A
@@ -1017,3 +1104,39 @@ CREATE OR REPLACE VIEW cosid.generators AS
 		   CASE WHEN strategy = 'segment'
 				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
 	FROM cosid.generator;
+
+-------------------------------------------------------------------------------
+-- pg_dump and pg_restore by the database's owner (1.3).  The extension is
+-- created by a superuser; its tables and schema belong to that role.  What
+-- the database's owner (pg_database_owner) needs beyond reading:
+-- - pg_dump reads every column of the configuration tables (cosid.lease's
+--   fencing tokens too) and the backing sequences cosid makes (cosid_define
+--   grants SELECT on each to the generator's owner and to
+--   pg_database_owner; SELECT neither advances nor sets a sequence);
+-- - a restore creates those sequences in schema cosid (as their new owner),
+--   and loads the configuration tables.  Its rows go through
+--   cosid.restore_check(): a generator whose owner the restoring role
+--   speaks for, whose definition, layout and codec are valid, and whose
+--   sequence is its own (cosid's, named after it) or the restoring role's;
+--   no row of the lease store's tables (a superuser restores a store).
+-- cosid's own writes run as the tables' owner and are not checked.
+-------------------------------------------------------------------------------
+
+GRANT CREATE ON SCHEMA cosid TO pg_database_owner;
+GRANT SELECT ON cosid.lease TO pg_database_owner;
+GRANT INSERT ON cosid.generator, cosid.generator_history, cosid.lease, cosid.segment_counter
+	TO pg_database_owner;
+
+CREATE FUNCTION cosid.restore_check() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_restore_check' LANGUAGE C;
+REVOKE ALL ON FUNCTION cosid.restore_check() FROM PUBLIC;
+COMMENT ON FUNCTION cosid.restore_check() IS 'what a restore by a role other than a superuser may load into cosid''s tables';
+CREATE TRIGGER generator_restore_check
+	BEFORE INSERT ON cosid.generator
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+CREATE TRIGGER lease_restore_check
+	BEFORE INSERT ON cosid.lease
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+CREATE TRIGGER segment_counter_restore_check
+	BEFORE INSERT ON cosid.segment_counter
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();

@@ -23,7 +23,10 @@
 #include "port/atomics.h"
 #include "storage/shmem.h"
 #include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
@@ -193,6 +196,29 @@ cosid_catalog_check_sequence(const CosidGenDef *def)
 				 errhint("Drop the generator and define it again.")));
 }
 
+bool
+cosid_catalog_has_codec_functions(void)
+{
+	return get_attnum(catalog_relid(), "codec_functions") != InvalidAttrNumber;
+}
+
+/* The row's columns (codec_functions: NULL before 1.3), by name. */
+#define READ_COLUMNS \
+	"SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, " \
+	"seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence, "
+#define READ_WHERE " FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1"
+
+/*
+ * [1.3's catalog][for update]: before 1.3 no codec_functions (NULL) and no
+ * identity (0: a generator's state is its name's, as in 1.2).
+ */
+static const char *const read_sql[2][2] = {
+	{READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE,
+	READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE " FOR UPDATE"},
+	{READ_COLUMNS "codec_functions, identity" READ_WHERE,
+	READ_COLUMNS "codec_functions, identity" READ_WHERE " FOR UPDATE"},
+};
+
 /*
  * A lookup for the hot path reads with a snapshot taken now (fresh), after
  * the caller read the shared generation, so a row it reads is never older
@@ -210,18 +236,13 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	char	   *strategy;
 	Datum		d;
 	int			ret;
+	bool		has_fns = cosid_catalog_has_codec_functions();
 
 	/* a parallel worker reads what its leader's snapshot shows */
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)
 		PushActiveSnapshot(GetLatestSnapshot());
-	ret = cosid_catalog_exec(for_update ?
-					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
-					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE" :
-					   "SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-					   "seq_reset_threshold, owner::pg_catalog.oid, sequence::pg_catalog.oid, owns_sequence "
-					   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+	ret = cosid_catalog_exec(read_sql[has_fns ? 1 : 0][for_update ? 1 : 0],
 					   1, argtypes, values, NULL, !for_update);
 	if (fresh)
 		PopActiveSnapshot();
@@ -251,5 +272,27 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
+	stored->codec_fns[0] = stored->codec_fns[1] = InvalidOid;
+	stored->codec_by_name = !has_fns;
+	d = SPI_getbinval(tup, desc, 12, &isnull);
+	if (!isnull)
+	{
+		Datum	   *fns;
+		bool	   *fnnulls;
+		int			n;
+
+		deconstruct_array(DatumGetArrayTypeP(d), OIDOID, sizeof(Oid), true, TYPALIGN_INT,
+						  &fns, &fnnulls, &n);
+		for (int i = 0; i < n && i < 2; i++)
+			if (!fnnulls[i])
+				stored->codec_fns[i] = DatumGetObjectId(fns[i]);
+	}
+	stored->identity = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+}
+
+bool
+cosid_catalog_has_identity(void)
+{
+	return get_attnum(catalog_relid(), "identity") != InvalidAttrNumber;
 }
 

@@ -44,14 +44,25 @@ extern int	cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *
 extern void cosid_catalog_check_sequence(const CosidGenDef *def);
 
 /*
+ * Whether cosid.generator has the column codec_functions (1.3 and later): a
+ * library newer than the extension's SQL keeps the names until ALTER
+ * EXTENSION cosid UPDATE.
+ */
+extern bool cosid_catalog_has_codec_functions(void);
+
+/*
  * Read the stored row of a generator (SPI connected): its definition's
  * jsonb in *config, what the catalog's columns say in *stored (strategy,
- * layout, sequence, row version, owner).  42704 when there is none.
+ * layout, sequence, row version, owner, bound codec functions).  42704 when
+ * there is none.
  * fresh: with a snapshot taken now (a lookup for the hot path).
  */
 extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 							   Jsonb **config, CosidGenDef *stored, Oid *owner,
 							   const char *hint);
+
+/* Whether cosid.generator has its identity column (1.3 and later). */
+extern bool cosid_catalog_has_identity(void);
 
 /* This transaction changed the catalog: backends re-read at its end. */
 extern void cosid_catalog_changed_now(void);

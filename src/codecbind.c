@@ -3,10 +3,11 @@
  * parsed by src/core/codec.c, bound to time zones, SQL functions and a
  * generator's layout, and the pipeline that runs it both ways.
  *
- * Owns: binding (zones, custom functions and who they run as; which items
- * an immutable list may hold) and running a bound list.  Must not: look
- * generators up or read the catalog (its callers hand it a definition), or
- * be bound per row (callers keep the result).
+ * Owns: binding (zones; custom functions: a generator's fixed by OID, the
+ * owner rule, who they run as; which items an immutable list may hold) and
+ * running a bound list.  Must not: look generators up or read the catalog
+ * (its callers hand it a definition), or be bound per row (callers keep the
+ * result).
  */
 #include "codecbind.h"
 
@@ -25,6 +26,7 @@
 #include "utils/jsonb.h"
 #include "utils/acl.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 /*
@@ -53,43 +55,164 @@ bind_zone(const char *zone, const char *path)
 }
 
 /*
- * Resolve "f(bigint)" and check what it takes and returns.  A stored
- * generator's function (schema-qualified when it was defined) is found with
- * search_path = pg_catalog, pg_temp, whatever the caller's; its owner needs
- * EXECUTE on it.  Otherwise it is found the caller's way, and the caller
- * needs EXECUTE.
+ * "schema.f(bigint)": a function of one argument as the catalog's codec list
+ * names it (written by cosid_codec_qualify, and by the updates to 1.1 and
+ * 1.3, which format it the same way).
+ */
+static char *
+qualified_signature(Oid fn)
+{
+	Oid		   *argtypes;
+	int			nargs;
+
+	(void) get_func_signature(fn, &argtypes, &nargs);
+	return psprintf("%s(%s)",
+					quote_qualified_identifier(get_namespace_name(get_func_namespace(fn)),
+											   get_func_name(fn)),
+					nargs == 1 ? format_type_be(argtypes[0]) : "...");
+}
+
+/* A role's name for a message, also when it was dropped. */
+static const char *
+role_name(Oid role)
+{
+	const char *name = GetUserNameFromId(role, true);
+
+	return name ? name : psprintf("(dropped role %u)", role);
+}
+
+/*
+ * The owner rule of a generator's custom functions: they run as the
+ * generator's owner, and whoever owns a function can replace its code
+ * (CREATE OR REPLACE), so only the generator's owner or a superuser may own
+ * them.  A superuser's function is safe to run as anyone; another role's
+ * would let that role run code with the owner's rights.  Checked at
+ * define/alter and again at every bind, so an owner changed later (ALTER
+ * FUNCTION ... OWNER TO, or a role that stopped being superuser) stops the
+ * generator's codec the same way.
  */
 static void
-bind_function(const char *sig, Oid argtype, Oid rettype, const char *path,
-			  CosidBindMode mode, Oid owner, FmgrInfo *finfo, MemoryContext cxt)
+check_function_owner(Oid fn, const CosidGenDef *gen, const char *path)
 {
-	LOCAL_FCINFO(lookup, 1);
-	Datum		d;
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	Oid			fnowner;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for function %u", fn);
+	fnowner = ((Form_pg_proc) GETSTRUCT(tp))->proowner;
+	ReleaseSysCache(tp);
+	if (fnowner == gen->owner || superuser_arg(fnowner))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for function %s of generator \"%s\"",
+					format_procedure(fn), gen->name),
+			 errdetail("At %s: the function is owned by role %s.  A generator's custom functions run as "
+					   "its owner, %s, so they must be owned by that role or by a superuser: whoever "
+					   "owns a function can replace its code.",
+					   path, role_name(fnowner), role_name(gen->owner)),
+			 errhint("Give the function to role %s (ALTER FUNCTION ... OWNER TO), or bind a function "
+					 "that role owns with cosid_alter().", role_name(gen->owner))));
+}
+
+/*
+ * Bind a custom item's function "f(bigint)" or "f(text)" (which: 0 encode,
+ * 1 decode) and check what it takes and returns.
+ *
+ * A generator's functions are fixed by OID when its codec is defined or
+ * altered (gen->codec_fns, the catalog's codec_functions): a stored
+ * generator, and one altered without a new "codec", use that function and
+ * no other.  If it was dropped, the generator's codec fails (55000) rather
+ * than find a function created again under its name, by whoever may create
+ * one in that schema.  Only a codec list given to cosid_define or
+ * cosid_alter is resolved by name, the caller's way (as written, then kept
+ * by OID), and an ad hoc list the caller's way every time it is bound.  A
+ * catalog from before 1.3 (gen->codec_by_name) has only the names: they are
+ * found with search_path = pg_catalog, pg_temp, whatever the caller's.
+ *
+ * A generator's functions must pass the owner rule (check_function_owner)
+ * and its owner needs EXECUTE on them when the codec is bound from the
+ * catalog; a list given to cosid_define or cosid_alter, or ad hoc, needs
+ * EXECUTE for the caller.
+ */
+static void
+bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *path,
+			  CosidBindMode mode, const CosidGenDef *gen, FmgrInfo *finfo, MemoryContext cxt)
+{
 	Oid			fn = InvalidOid;
 	Oid		   *argtypes;
 	int			nargs;
 	Oid			ret;
-	Oid			user = mode == COSID_BIND_STORED ? owner : GetUserId();
-	int			nest = -1;
+	Oid			user = mode == COSID_BIND_STORED ? gen->owner : GetUserId();
 
-	if (mode == COSID_BIND_STORED)
+	if (gen != NULL && OidIsValid(gen->codec_fns[which]))
 	{
-		nest = NewGUCNestLevel();
-		(void) set_config_option("search_path", "pg_catalog, pg_temp",
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-								 true, 0, false);
+		char	   *now;
+
+		fn = gen->codec_fns[which];
+		if (!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn)))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("custom codec function %s of generator \"%s\" no longer exists",
+							sig, gen->name),
+					 errdetail("At %s: the generator's codec was bound to that function (OID %u), which "
+							   "was dropped.  A function created again under its name is not used.",
+							   path, fn),
+					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+							 "in it are resolved then.")));
+		/*
+		 * The OID still names the function the list names: an OID copied
+		 * from another cluster (pg_upgrade gives functions new OIDs) or
+		 * taken by a new function after OID wraparound is never used, and
+		 * neither is a function renamed or moved since.
+		 */
+		now = qualified_signature(fn);
+		if (strcmp(now, sig) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("custom codec function %s of generator \"%s\" is not the function its codec was bound to",
+							sig, gen->name),
+					 errdetail("At %s: the codec was bound to function OID %u, which is now %s: the function "
+							   "was renamed or moved, or the database was upgraded with pg_upgrade, which "
+							   "gives functions new OIDs.", path, fn, now),
+					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+							 "in it are resolved then.")));
 	}
-	/* to_regprocedure() answers NULL for a function that does not exist */
-	InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
-	lookup->args[0].value = CStringGetTextDatum(sig);
-	lookup->args[0].isnull = false;
-	d = to_regprocedure(lookup);
-	if (!lookup->isnull)
-		fn = DatumGetObjectId(d);
-	if (nest >= 0)
-		AtEOXact_GUC(false, nest);
-	if (fn == InvalidOid)
-		key_error(path, "function %s does not exist", sig);
+	else if (mode == COSID_BIND_STORED && !gen->codec_by_name)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("custom codec function %s of generator \"%s\" is not bound", sig, gen->name),
+				 errdetail("At %s: the catalog holds no function for it: its name found no function "
+						   "when the generator was restored or updated to cosid 1.3.", path),
+				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+						 "in it are resolved then.")));
+	else
+	{
+		LOCAL_FCINFO(lookup, 1);
+		Datum		d;
+		int			nest = -1;
+
+		if (mode == COSID_BIND_STORED)
+		{
+			nest = NewGUCNestLevel();
+			(void) set_config_option("search_path", "pg_catalog, pg_temp",
+									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+									 true, 0, false);
+		}
+		/* to_regprocedure() answers NULL for a function that does not exist */
+		InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
+		lookup->args[0].value = CStringGetTextDatum(sig);
+		lookup->args[0].isnull = false;
+		d = to_regprocedure(lookup);
+		if (!lookup->isnull)
+			fn = DatumGetObjectId(d);
+		if (nest >= 0)
+			AtEOXact_GUC(false, nest);
+		if (fn == InvalidOid)
+			key_error(path, "function %s does not exist", sig);
+	}
+	if (gen != NULL)
+		check_function_owner(fn, gen, path);
 	ret = get_func_signature(fn, &argtypes, &nargs);
 	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
 		key_error(path, "expected a function of (%s) returning %s",
@@ -142,17 +265,10 @@ static Jsonb *
 set_custom_name(Jsonb *config, int i, const char *key, Oid fn)
 {
 	Datum		path[4];
-	Oid		   *argtypes;
-	int			nargs;
 	char	   *name;
 	JsonbValue	v;
 
-	/* its one argument is bigint or text (checked when bound) */
-	(void) get_func_signature(fn, &argtypes, &nargs);
-	name = psprintf("%s(%s)",
-					quote_qualified_identifier(get_namespace_name(get_func_namespace(fn)),
-											   get_func_name(fn)),
-					argtypes[0] == INT8OID ? "bigint" : "text");
+	name = qualified_signature(fn);
 
 	v.type = jbvString;
 	v.val.string.val = name;
@@ -174,6 +290,16 @@ cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
 		return config;
 	config = set_custom_name(config, rt->custom_item, "encode", rt->encode_fn.fn_oid);
 	return set_custom_name(config, rt->custom_item, "decode", rt->decode_fn.fn_oid);
+}
+
+bool
+cosid_codec_functions(const CosidCodecRt *rt, Oid fns[2])
+{
+	if (rt->custom_item < 0)
+		return false;
+	fns[0] = rt->encode_fn.fn_oid;
+	fns[1] = rt->decode_fn.fn_oid;
+	return true;
 }
 
 /*
@@ -378,12 +504,12 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
 					key_error(item_path(prefix, i, it->kind, NULL),
 								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
-				bind_function(it->encode_fn, INT8OID, TEXTOID,
+				bind_function(it->encode_fn, 0, INT8OID, TEXTOID,
 							  item_path(prefix, i, it->kind, "encode"), mode,
-							  gen ? gen->owner : InvalidOid, &rt->encode_fn, cxt);
-				bind_function(it->decode_fn, TEXTOID, INT8OID,
+							  gen, &rt->encode_fn, cxt);
+				bind_function(it->decode_fn, 1, TEXTOID, INT8OID,
 							  item_path(prefix, i, it->kind, "decode"), mode,
-							  gen ? gen->owner : InvalidOid, &rt->decode_fn, cxt);
+							  gen, &rt->decode_fn, cxt);
 				rt->custom_item = i;
 				rt->run_as = gen == NULL ? InvalidOid : gen->owner;
 				break;

@@ -43,16 +43,19 @@ typedef struct CosidCodecRt
 
 /*
  * How a list's custom functions are found: by the caller's search_path with
- * EXECUTE checked for the caller (a list being defined, or ad hoc), or as
- * stored for a generator (schema-qualified when it was defined), whatever
- * the caller's search_path.
+ * EXECUTE checked for the caller (a list being defined, or ad hoc), or for a
+ * generator the functions fixed by OID when its codec was defined
+ * (CosidGenDef.codec_fns), never by name again.  A generator's functions
+ * must be owned by its owner or a superuser (42501), checked at every bind.
  */
 typedef enum CosidBindMode
 {
 	COSID_BIND_CALLER,			/* ad hoc list: resolved and run as the caller */
-	COSID_BIND_DEFINE,			/* cosid_define/alter: resolved as the caller,
-								 * run as the owner */
-	COSID_BIND_STORED,			/* a stored generator: run as its owner */
+	COSID_BIND_DEFINE,			/* cosid_define/alter: resolved as the caller
+								 * (or gen->codec_fns kept by an alter), run
+								 * as the owner */
+	COSID_BIND_STORED,			/* a stored generator: gen->codec_fns, run as
+								 * its owner; 55000 when dropped or unbound */
 	COSID_BIND_IMMUTABLE		/* ad hoc list of cosid_encode_immutable and
 								 * cosid_decode_immutable: only items whose
 								 * text depends on the input alone */
@@ -77,9 +80,17 @@ extern CosidCodecRt *cosid_codec_bind(const char *json, size_t len,
 
 /*
  * A definition's codec list with every custom function written
- * schema-qualified, as bound (COSID_BIND_DEFINE), for the catalog.
+ * schema-qualified, as bound (COSID_BIND_DEFINE), for the catalog: the
+ * names say what was bound; the catalog keeps the OIDs
+ * (cosid_codec_functions).
  */
 extern Jsonb *cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt);
+
+/*
+ * The bound custom functions (encode, decode) of a list, for the catalog's
+ * codec_functions; false when it has no custom item.
+ */
+extern bool cosid_codec_functions(const CosidCodecRt *rt, Oid fns[2]);
 
 /*
  * Encode an id; now_ms is the time a "NOW" date prefix shows.  Decode text

@@ -3,10 +3,12 @@
  * catalog, and the backing sequences of segment generators.
  *
  * Each function checks what the caller may do (CREATE on the database, the
- * generator's ownership, EXECUTE on custom codec functions), validates the
- * definition (gendef.c, codecbind.c, genstate.c for the layout history of a
- * name), then writes the catalog as its owner (catalog.c).  Sequences are
- * made and altered through core's C APIs on parse nodes, never SQL text.
+ * generator's ownership, EXECUTE on custom codec functions, whose owner must
+ * be the generator's or a superuser), validates the definition (gendef.c,
+ * codecbind.c, genstate.c for the layout history of a name), then writes the
+ * catalog as its owner (catalog.c), custom codec functions by OID.
+ * Sequences are made and altered through core's C APIs on parse nodes, never
+ * SQL text.
  *
  * Owns: the rules of a change (what alter may not change).  Must not: issue
  * ids, or keep state across calls.
@@ -38,6 +40,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -50,6 +53,7 @@
 PG_FUNCTION_INFO_V1(cosid_define);
 PG_FUNCTION_INFO_V1(cosid_alter);
 PG_FUNCTION_INFO_V1(cosid_drop);
+PG_FUNCTION_INFO_V1(cosid_restore_check);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
@@ -168,6 +172,94 @@ history_write(const char *name, int64 last, bool from_store, bool forget)
 		elog(ERROR, "could not write cosid.generator_history");
 }
 
+/*
+ * The identity a time-based generator of this name had when it was dropped,
+ * and its definition then, as far as its ids go (strategy, layout and
+ * uncertainty bits in *old; SPI connected); false when there is none
+ * (never dropped here, a name of 1.2, or forgotten).
+ */
+static bool
+history_identity(const char *name, CosidGenDef *old)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+
+	if (!history_exists())
+		return false;
+	if (cosid_catalog_exec("SELECT identity, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+						   "uncertainty_bits FROM cosid.generator_history "
+						   "WHERE name OPERATOR(pg_catalog.=) $1 AND identity IS NOT NULL",
+						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator_history");
+	if (SPI_processed == 0)
+		return false;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	memset(old, 0, sizeof(*old));
+	strlcpy(old->name, name, NAMEDATALEN);
+	old->identity = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	old->strategy = cosid_strategy_from_name(TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull)));
+	old->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+	old->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+	old->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	old->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+	old->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+	old->uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+	return true;
+}
+
+/*
+ * Keep a dropped time-based generator's identity and layout in the name's
+ * history: defined again, the name continues with its state (and, with
+ * another layout, above every id the old one may have issued).
+ */
+static void
+history_write_identity(const CosidGenDef *def)
+{
+	Oid			argtypes[9] = {TEXTOID, INT8OID, TEXTOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT4OID};
+	Datum		values[9];
+
+	if (!history_exists())
+		return;
+	values[0] = CStringGetTextDatum(def->name);
+	values[1] = Int64GetDatum(def->identity);
+	values[2] = CStringGetTextDatum(cosid_strategy_name(def->strategy));
+	values[3] = Int64GetDatum(def->layout.epoch_ms);
+	values[4] = Int32GetDatum((int32) def->layout.unit_ms);
+	values[5] = Int32GetDatum(def->layout.time_bits);
+	values[6] = Int32GetDatum(def->layout.node_bits);
+	values[7] = Int32GetDatum(def->layout.seq_bits);
+	values[8] = Int32GetDatum(def->uncertainty_bits);
+	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, identity, strategy, "
+						   "epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits) "
+						   "VALUES ($1, 0, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
+						   "identity = excluded.identity, strategy = excluded.strategy, "
+						   "epoch_ms = excluded.epoch_ms, unit_ms = excluded.unit_ms, "
+						   "time_bits = excluded.time_bits, node_bits = excluded.node_bits, "
+						   "seq_bits = excluded.seq_bits, uncertainty_bits = excluded.uncertainty_bits, "
+						   "dropped_at = pg_catalog.now()",
+						   9, argtypes, values, NULL, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not write cosid.generator_history");
+}
+
+/* A new generator's identity: random, never 0 (the generators of 1.2). */
+static int64
+new_identity(void)
+{
+	int64		ident = 0;
+
+	while (ident == 0)
+		if (!pg_strong_random(&ident, sizeof(ident)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate a random generator identity")));
+	return ident;
+}
+
 /* Whether the definition document sets key at its top level. */
 static bool
 config_sets(Jsonb *config, const char *key)
@@ -197,6 +289,56 @@ alter_sequence(Oid relid, List *options)
 	CommandCounterIncrement();
 }
 
+/* The name of the backing sequence cosid makes for a generator, in schema cosid. */
+static char *
+backing_sequence_name(const char *name)
+{
+	char		hex[33];
+	const char *errstr = NULL;
+
+	if (!pg_md5_hash(name, strlen(name), hex, &errstr))
+		elog(ERROR, "could not compute an MD5 hash: %s", errstr);
+	return psprintf("segment_%s", hex);
+}
+
+/*
+ * SELECT on a backing sequence cosid made, for the generator's owner and
+ * pg_database_owner, so that they can pg_dump the database (reading it
+ * neither advances nor sets it).  Run as the sequence's owner; a GRANT on a
+ * parse node, its roles named as the catalog spells them now.
+ */
+static void
+grant_select(Oid seqid, Oid owner)
+{
+	GrantStmt  *stmt = makeNode(GrantStmt);
+	AccessPriv *priv = makeNode(AccessPriv);
+	RoleSpec   *dbowner = makeNode(RoleSpec);
+
+	priv->priv_name = pstrdup("select");
+	dbowner->roletype = ROLESPEC_CSTRING;
+	dbowner->rolename = pstrdup("pg_database_owner");
+	dbowner->location = -1;
+	stmt->is_grant = true;
+	stmt->targtype = ACL_TARGET_OBJECT;
+	stmt->objtype = OBJECT_SEQUENCE;
+	stmt->objects = list_make1(makeRangeVar(get_namespace_name(get_rel_namespace(seqid)),
+											get_rel_name(seqid), -1));
+	stmt->privileges = list_make1(priv);
+	stmt->grantees = list_make1(dbowner);
+	if (owner != cosid_rel_owner(seqid))
+	{
+		RoleSpec   *role = makeNode(RoleSpec);
+
+		role->roletype = ROLESPEC_CSTRING;
+		role->rolename = GetUserNameFromId(owner, false);
+		role->location = -1;
+		stmt->grantees = lappend(stmt->grantees, role);
+	}
+	stmt->behavior = DROP_RESTRICT;
+	ExecuteGrantStmt(stmt);
+	CommandCounterIncrement();
+}
+
 /*
  * The backing sequence of a segment generator.  Its value is the last number
  * of the last segment handed out, its increment the step, so nextval() gives
@@ -223,23 +365,20 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 
 	if (def->adopt == NULL)
 	{
-		char		hex[33];
-		const char *errstr = NULL;
 		CreateSeqStmt *stmt = makeNode(CreateSeqStmt);
 		ObjectAddress addr;
 		CosidAsRole as;
 
-		if (!pg_md5_hash(def->name, strlen(def->name), hex, &errstr))
-			elog(ERROR, "could not compute an MD5 hash: %s", errstr);
-		stmt->sequence = makeRangeVar("cosid", psprintf("segment_%s", hex), -1);
+		stmt->sequence = makeRangeVar("cosid", backing_sequence_name(def->name), -1);
 		stmt->options = list_make3(int8_option("increment", def->step),
 								   int8_option("minvalue", 0),
 								   int8_option("start", Max(def->start, floor) + def->step - 1));
 		stmt->ownerId = InvalidOid;
 		cosid_begin_as_role(cosid_catalog_owner(), &as);
 		addr = DefineSequence(make_parsestate(NULL), stmt);
-		cosid_end_as_role(&as);
 		CommandCounterIncrement();
+		grant_select(addr.objectId, def->owner);
+		cosid_end_as_role(&as);
 		*owns = true;
 		return addr.objectId;
 	}
@@ -299,6 +438,27 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 	return relid;
 }
 
+/*
+ * The catalog's codec_functions of a bound codec: its custom item's encode
+ * and decode functions, an oid[], or NULL (*null 'n') without one.
+ */
+static Datum
+codec_functions_datum(const CosidCodecRt *rt, char *null)
+{
+	Oid			fns[2];
+	Datum		d[2];
+
+	*null = ' ';
+	if (!cosid_codec_functions(rt, fns))
+	{
+		*null = 'n';
+		return (Datum) 0;
+	}
+	d[0] = ObjectIdGetDatum(fns[0]);
+	d[1] = ObjectIdGetDatum(fns[1]);
+	return PointerGetDatum(construct_array(d, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
 Datum
 cosid_define(PG_FUNCTION_ARGS)
 {
@@ -306,11 +466,12 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID};
-	Datum		values[12];
-	char		nulls[12];
+	Oid			argtypes[14] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID};
+	Datum		values[14];
+	char		nulls[14];
 	bool		owns = false;
+	bool		has_identity;
 
 	cosid_catalog_check_name(name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
@@ -323,9 +484,8 @@ cosid_define(PG_FUNCTION_ARGS)
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
 	rt = cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
-	/* custom functions are kept as resolved now, whoever calls later */
+	/* custom functions are kept as resolved now (by OID), whoever calls later */
 	config = cosid_codec_qualify(config, rt);
-	cosid_gen_check_define(&def);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -337,6 +497,35 @@ cosid_define(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("generator \"%s\" already exists", name),
 				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+
+	/*
+	 * Whose state a time-based generator has: the identity its name had when
+	 * it was dropped in this database (its ids continue above what that
+	 * issued; with another layout, pg_cosid/names records the old one so the
+	 * first id of the new one is above it), else a new one, which no other
+	 * database's generator has (a copy of this database gets it with it).
+	 */
+	has_identity = cosid_catalog_has_identity();
+	def.identity = new_identity();
+	if (COSID_TIME_BASED(def.strategy) && has_identity)
+	{
+		CosidGenDef old;
+		bool		had = history_identity(name, &old) ||
+			cosid_gen_name_identity(name, &old);
+
+		if (had)
+			def.identity = old.identity;
+		cosid_gen_define_name(&def, had ? &old : NULL);
+	}
+	else if (COSID_TIME_BASED(def.strategy))
+	{
+		/* 1.2's catalog: the name's state, as 1.2 keeps it (identity 0) */
+		CosidGenDef old;
+		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
+
+		def.identity = 0;
+		cosid_gen_define_name(&def, had ? &old : NULL);
+	}
 
 	memset(nulls, ' ', sizeof(nulls));
 	values[1] = CStringGetTextDatum(cosid_strategy_name(def.strategy));
@@ -392,13 +581,22 @@ cosid_define(PG_FUNCTION_ARGS)
 		}
 	}
 	values[11] = BoolGetDatum(owns);
+	values[13] = Int64GetDatum(def.identity);
 	values[0] = CStringGetTextDatum(name);
-	if (cosid_catalog_exec("INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-					 "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-					 "owns_sequence) "
-					 "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-					 "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-					 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+	values[12] = codec_functions_datum(rt, &nulls[12]);
+	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
+	if (cosid_catalog_exec(has_identity ?
+						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+						   "owns_sequence, codec_functions, identity) "
+						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14)" :
+						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
+						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
+						   "owns_sequence) "
+						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
+						   has_identity ? 14 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	cosid_catalog_changed_now();
@@ -468,9 +666,10 @@ cosid_alter(PG_FUNCTION_ARGS)
 	CosidGenDef new;
 	CosidCodecRt *rt;
 	Oid			owner;
-	Oid			argtypes[3] = {TEXTOID, JSONBOID, INT8OID};
-	Datum		values[3];
-	char		nulls[3] = {' ', ' ', ' '};
+	Oid			argtypes[4] = {TEXTOID, JSONBOID, INT8OID, OIDARRAYOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	bool		has_fns;
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
 		key_error("definition", "expected a JSON object of the keys to change");
@@ -499,6 +698,16 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.layout.seq_reset_threshold = threshold;
 	}
 	new.owner = owner;
+	/*
+	 * A patch without "codec" keeps the functions the codec is bound to
+	 * (checked again as at every bind); only a "codec" given here is
+	 * resolved by name.
+	 */
+	if (!config_sets(patch, "codec"))
+	{
+		new.codec_fns[0] = stored.codec_fns[0];
+		new.codec_fns[1] = stored.codec_fns[1];
+	}
 	rt = cosid_codec_bind(new.codec, new.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
 	merged = cosid_codec_qualify(merged, rt);
 
@@ -535,10 +744,16 @@ cosid_alter(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
 	if (!COSID_TIME_BASED(new.strategy))
 		nulls[2] = 'n';
+	values[3] = codec_functions_datum(rt, &nulls[3]);
+	has_fns = cosid_catalog_has_codec_functions();
 	/* a segment generator keeps its entry: its segments came from the same sequence */
-	if (cosid_catalog_exec("UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
+	if (cosid_catalog_exec(has_fns ?
+					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3, "
+					 "codec_functions = $4 "
+					 "WHERE name OPERATOR(pg_catalog.=) $1" :
+					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
 					 "WHERE name OPERATOR(pg_catalog.=) $1",
-					 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
+					 has_fns ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
 	SPI_finish();
@@ -602,7 +817,20 @@ cosid_drop(PG_FUNCTION_ARGS)
 	else if (stored.strategy == COSID_STRATEGY_SEGMENT)
 		history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
+	{
 		history_write(name, 0, false, true);
+		cosid_gen_forget_name(name);
+	}
+	else
+	{
+		/* time-based: its identity, for the name defined again */
+		CosidGenDef parsed;
+
+		cosid_gendef_parse(name, config, &parsed, false);
+		strlcpy(stored.name, name, NAMEDATALEN);
+		stored.uncertainty_bits = parsed.uncertainty_bits;
+		history_write_identity(&stored);
+	}
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
@@ -623,3 +851,218 @@ cosid_drop(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+
+/* ---------- restores by the database's owner (1.3) ---------- */
+
+/* A column of a row of rel by name (the table's columns, whatever their order). */
+static Datum
+row_value(HeapTuple tup, TupleDesc desc, const char *column, bool *isnull)
+{
+	int			attnum = SPI_fnumber(desc, column);
+
+	if (attnum <= 0)
+		elog(ERROR, "cosid.generator has no column \"%s\"", column);
+	return heap_getattr(tup, attnum, desc, isnull);
+}
+
+static int64
+layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *column)
+{
+	bool		isnull;
+	Datum		d = row_value(tup, desc, column, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Column %s is null; a time-based generator has its whole layout.", column)));
+	return strcmp(column, "epoch_ms") == 0 || strcmp(column, "seq_reset_threshold") == 0 ?
+		DatumGetInt64(d) : (int64) DatumGetInt32(d);
+}
+
+/*
+ * A row of cosid.generator written by a role other than cosid and a
+ * superuser: the database's owner restoring a dump.  It must be a generator
+ * that role could have defined, with what cosid_define would have checked:
+ * a valid definition and layout (a layout that the name's history on this
+ * server allows), a codec its owner may use, and a backing sequence that is
+ * its own: the one cosid names after it in schema cosid, or one the
+ * restoring role owns; never one that backs another generator.  Its owner
+ * must be a role whose privileges the restoring role has; any other owner
+ * becomes the restoring role, with a warning.  The layout columns are kept
+ * as dumped (ids were made with them), not recomputed from the definition.
+ */
+static HeapTuple
+check_restored_generator(Relation rel, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		isnull;
+	char	   *name;
+	char	   *strategy;
+	Jsonb	   *config;
+	Oid			owner;
+	Oid			seqid;
+	bool		owns;
+	CosidGenDef def;
+
+	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
+	cosid_catalog_check_name(name);
+	owner = DatumGetObjectId(row_value(tup, desc, "owner", &isnull));
+	if (!has_privs_of_role(GetUserId(), owner))
+	{
+		/* as pg_restore --no-owner does with a table: the new one is the restorer's */
+		int			attnum = SPI_fnumber(desc, "owner");
+		Datum		value = ObjectIdGetDatum(GetUserId());
+		bool		null = false;
+
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING_PRIVILEGE_NOT_GRANTED),
+				 errmsg("generator \"%s\" is restored as owned by role %s", name,
+						GetUserNameFromId(GetUserId(), false)),
+				 errdetail("Its owner was role %s; a role other than a superuser cannot restore a generator as another role's.",
+						   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)")));
+		owner = GetUserId();
+		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &value, &null);
+	}
+
+	config = DatumGetJsonbP(row_value(tup, desc, "config", &isnull));
+	cosid_gendef_parse(name, config, &def, false);
+	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
+	if (strcmp(strategy, cosid_strategy_name(def.strategy)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Its strategy column is \"%s\", its definition's strategy \"%s\".",
+						   strategy, cosid_strategy_name(def.strategy))));
+	def.owner = owner;
+	if (COSID_TIME_BASED(def.strategy))
+	{
+		char		msg[256];
+		const char *bad;
+
+		def.layout.epoch_ms = layout_column(tup, desc, name, "epoch_ms");
+		def.layout.unit_ms = (int) layout_column(tup, desc, name, "unit_ms");
+		def.layout.time_bits = (int) layout_column(tup, desc, name, "time_bits");
+		def.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
+		def.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
+		def.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
+		bad = cosid_layout_check(&def.layout, def.strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+								 msg, sizeof(msg));
+		if (bad == NULL && def.strategy == COSID_STRATEGY_SNOWFLAKE &&
+			cosid_layout_total_bits(&def.layout) + def.uncertainty_bits > 63)
+		{
+			bad = "uncertainty-bits";
+			snprintf(msg, sizeof(msg), "the layout and its uncertainty bits take more than 63 bits");
+		}
+		if (bad)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot restore generator \"%s\"", name),
+					 errdetail("At %s: %s.", bad, msg)));
+		/*
+		 * Its identity is the dumped generator's: a copy shares its state (as
+		 * a copy made with CREATE DATABASE TEMPLATE does), within what the
+		 * identity's layout history on this server allows.
+		 */
+		if (cosid_catalog_has_identity())
+			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
+		cosid_gen_check_define(&def);
+	}
+	(void) cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+
+	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
+	if (isnull)
+		seqid = InvalidOid;
+	owns = DatumGetBool(row_value(tup, desc, "owns_sequence", &isnull));
+	if (!OidIsValid(seqid))
+	{
+		if (owns)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot restore generator \"%s\"", name),
+					 errdetail("Column owns_sequence is true but it has no sequence.")));
+		return tup;
+	}
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(seqid)) ||
+		get_rel_relkind(seqid) != RELKIND_SEQUENCE ||
+		get_rel_persistence(seqid) != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot restore generator \"%s\"", name),
+				 errdetail("Its backing sequence (OID %u) is not a permanent, logged sequence.", seqid)));
+	if (owns)
+	{
+		if (get_rel_namespace(seqid) != get_namespace_oid("cosid", false) ||
+			strcmp(get_rel_name(seqid), backing_sequence_name(name)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to restore generator \"%s\"", name),
+					 errdetail("Its backing sequence is marked as cosid's own, but is not cosid.%s.",
+							   backing_sequence_name(name))));
+	}
+	else if (!has_privs_of_role(GetUserId(), cosid_rel_owner(seqid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore generator \"%s\"", name),
+				 errdetail("Its adopted sequence %s belongs to role %s; a role other than a superuser restores only generators whose adopted sequence it owns.",
+						   get_rel_name(seqid), GetUserNameFromId(cosid_rel_owner(seqid), false))));
+	{
+		Oid			argtypes[2] = {OIDOID, TEXTOID};
+		Datum		values[2] = {ObjectIdGetDatum(seqid), CStringGetTextDatum(name)};
+
+		SPI_connect();
+		/* not read-only: rows restored earlier by the same COPY count */
+		if (cosid_catalog_exec("SELECT name FROM cosid.generator "
+							   "WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+							   "AND name OPERATOR(pg_catalog.<>) $2",
+							   2, argtypes, values, NULL, false) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid.generator");
+		if (SPI_processed > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to restore generator \"%s\"", name),
+					 errdetail("Its backing sequence already backs generator \"%s\".",
+							   SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1))));
+		SPI_finish();
+	}
+	return tup;
+}
+
+/*
+ * cosid.restore_check(): BEFORE INSERT FOR EACH ROW on cosid.generator,
+ * cosid.lease and cosid.segment_counter.  cosid writes them as their owner
+ * (cosid_define as the catalog's owner, the lease store's SECURITY DEFINER
+ * functions), and a superuser may write anything: those pass.  INSERT is
+ * granted to pg_database_owner alone, for pg_restore: a generator row is
+ * checked as above; the lease store's tables take no row (a superuser
+ * restores a lease store), though an empty one restores.
+ */
+Datum
+cosid_restore_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	const char *relname;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		elog(ERROR, "cosid.restore_check() must be a BEFORE INSERT FOR EACH ROW trigger");
+	rel = trigdata->tg_relation;
+	relname = RelationGetRelationName(rel);
+	/* cosid's tables only: it reads a generator row by its columns' types */
+	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
+		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
+		 strcmp(relname, "segment_counter") != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
+	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
+		return PointerGetDatum(trigdata->tg_trigtuple);
+	if (strcmp(relname, "generator") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore rows of table cosid.%s", relname),
+				 errdetail("Only the lease store's functions and superusers write the lease store's tables."),
+				 errhint("Restore a lease store's database as a superuser.")));
+	return PointerGetDatum(check_restored_generator(rel, trigdata->tg_trigtuple));
+}

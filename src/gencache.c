@@ -19,7 +19,9 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 CosidGenCache *
 cosid_lookup(FunctionCallInfo fcinfo, text *name, bool need_entry)
@@ -48,6 +50,33 @@ typedef struct BackendGenerator
 
 static HTAB *backend_generators = NULL;
 
+/* Bumped by codec_functions_changed (fill() notices one during a bind). */
+static uint64 codec_function_changes = 0;
+
+/*
+ * A function (pg_proc) or role (pg_authid) changed, here or in another
+ * backend: a generator whose codec calls custom functions is read and bound
+ * again before its next use, so the owner rule (codecbind.c) is checked
+ * against the function's owner now: ALTER FUNCTION ... OWNER TO, or its
+ * owner no longer a superuser, stops the codec in a backend that bound it
+ * before as in one that binds it afresh.  (Function and role changes are
+ * rare; the others' caches stay.)
+ */
+static void
+codec_functions_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS seq;
+	BackendGenerator *bg;
+
+	codec_function_changes++;
+	if (backend_generators == NULL)
+		return;
+	hash_seq_init(&seq, backend_generators);
+	while ((bg = hash_seq_search(&seq)) != NULL)
+		if (bg->cache->codec != NULL && bg->cache->codec->custom_item >= 0)
+			bg->cache->local_generation = 0;	/* never current: read again */
+}
+
 static CosidGenCache *
 backend_generator(const char *name)
 {
@@ -64,6 +93,8 @@ backend_generator(const char *name)
 		ctl.entrysize = sizeof(BackendGenerator);
 		backend_generators = hash_create("cosid generators of this backend", 16, &ctl,
 										 HASH_ELEM | HASH_STRINGS);
+		CacheRegisterSyscacheCallback(PROCOID, codec_functions_changed, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHOID, codec_functions_changed, (Datum) 0);
 	}
 	memset(key, 0, sizeof(key));
 	strlcpy(key, name, NAMEDATALEN);
@@ -100,6 +131,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	CosidGenDef stored;
 	Oid			owner;
 	int			len = strlen(cname);
+	uint64		changes = codec_function_changes;
 
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
@@ -114,6 +146,10 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	c->def.layout = stored.layout;
 	c->def.seqid = stored.seqid;
 	c->def.owner = owner;
+	c->def.codec_fns[0] = stored.codec_fns[0];
+	c->def.codec_fns[1] = stored.codec_fns[1];
+	c->def.codec_by_name = stored.codec_by_name;
+	c->def.identity = stored.identity;
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
@@ -134,7 +170,8 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	if (need_entry)
 		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
 	c->shared_generation = generation;
-	c->local_generation = cosid_local_generation;
+	/* a function or role changed while it was bound: bind again next time */
+	c->local_generation = changes == codec_function_changes ? cosid_local_generation : 0;
 	memcpy(c->name, cname, len);
 	c->name_len = len;
 }

@@ -1,7 +1,7 @@
 /*
  * gendef.h - a generator's definition as the PostgreSQL side holds it: the
  * JSON parsed and validated by src/core/definition.c, plus what the catalog
- * adds (backing sequence, row version, owner).
+ * adds (backing sequence, row version, owner, bound codec functions).
  *
  * Owns: CosidGenDef and turning a stored jsonb definition into one.  Must
  * not: read or write the catalog (catalog.c does), bind codecs
@@ -40,6 +40,17 @@ typedef struct CosidGenDef
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
 	Oid			owner;			/* its owner: custom codec functions run as it */
+	/*
+	 * A custom codec item's encode and decode functions, fixed by OID when
+	 * the generator was defined or altered (catalog column codec_functions,
+	 * 1.3); InvalidOid when none were bound.  codec_by_name: the catalog
+	 * predates that column (a database not yet updated from 1.2), so the
+	 * stored names are looked up, under the same owner rule.
+	 */
+	Oid			codec_fns[2];
+	bool		codec_by_name;
+	int64		identity;		/* time-based: whose state (catalog; 0 for
+								 * generators defined before 1.3) */
 } CosidGenDef;
 
 /*

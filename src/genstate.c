@@ -9,22 +9,44 @@
  * issue ids (issue.c does, under each entry's spinlock).
  *
  * Locking (see genstate.h): cosid_gen_hash_lock exclusive to assign or free
- * an entry and to read or write pg_cosid/names; shared to look an entry up.  An
+ * an entry, shared to look an entry up.  names_lock guards pg_cosid/names
+ * (exclusive to write it); a time-based entry is created under names_lock
+ * and then cosid_gen_hash_lock, so the file is never written while the hash
+ * lock, which every generator's first use in a backend takes, is held.  An
  * entry's fields are read and written under its spinlock; its tag changes
  * (under both) whenever it is freed or given to another generator.
  *
- * The uniqueness rule for a time-based name: the server never issues one of
- * its ids twice, whatever was defined, dropped or restored in any database.
- * - One entry per name serves every database, so copies of a database
- *   draw from one sequence.
- * - A freed entry stays as a tombstone of its name, so the name's next
- *   entry starts above what it issued; a tombstone reused for another name
- *   raises retired_ms, above which every new entry starts.  Across a restart the slot window does the
- *   same (a window starts at or after the previous durable end).
- * - pg_cosid/names records the layout of each name before its first id.  A
- *   name given another layout gets a floor: every id its old layout could
- *   have issued up to now (the window end bounds what was issued), and the
- *   new layout issues only above it, or is refused.
+ * The uniqueness rule for a time-based generator: the server never issues
+ * one of its ids twice, whatever was defined, dropped or restored.  Its
+ * identity (cosid.generator.identity, random at definition, carried by
+ * cosid.generator_history across a drop, 0 for generators defined before
+ * 1.3) says which generator it is; copies of a database (template,
+ * dump/restore) carry it, another database's generator of the same name
+ * has its own.
+ * - One entry per identity and name serves every database that has it, so
+ *   copies of a database draw from one sequence.
+ * - A freed entry stays as a tombstone of its identity, so its next entry
+ *   starts above what it issued; a tombstone reused for another generator
+ *   raises retired_ms, above which every new entry starts.  Across a
+ *   restart the slot window does the same (a window starts at or after the
+ *   previous durable end).
+ * - An identity keeps its layout unless its name is dropped and defined
+ *   again with another one (cosid_alter cannot change it): then
+ *   cosid_define records the dropped generator's layout in pg_cosid/names
+ *   (cosid_gen_define_name), and the first entry with the new layout gets
+ *   a floor: every id the old layout could have issued up to now (the
+ *   window end bounds what was issued); the new layout issues only above
+ *   it, or is refused.  Copies that went different ways take turns the
+ *   same way.  cosid_define also records the identity of the name in its
+ *   database, so that the name defined again after DROP EXTENSION keeps
+ *   it.  pg_cosid/names is a log appended to at those times only (nothing
+ *   is written at a generator's first use), rewritten when most of it is
+ *   superseded, with at most 4 x cosid.max_generators names and
+ *   cosid.max_generators changed layouts per database (and 1.2's records,
+ *   one per name, as identity 0).
+ * - Fair shares: when every entry is taken, a database holding fewer than
+ *   its share (cosid.max_generators over the databases holding entries)
+ *   takes the least recently used entry of the database holding the most.
  */
 #include "genstate.h"
 #include "slot.h"
@@ -44,7 +66,8 @@
 #define NAMES_FILE	COSID_STATE_DIR "/names"
 #define NAMES_TMP	COSID_STATE_DIR "/names.tmp"
 #define NAMES_MAGIC 0xC051D4A3u
-#define NAMES_VERSION 2
+#define NAMES_VERSION 3
+#define NAMES_VERSION_1_2 2
 
 /* An entry unused this long may be freed when every entry is taken. */
 #define IDLE_MS		10000
@@ -53,6 +76,9 @@ int			cosid_max_generators = 1024;
 
 CosidGenEntry *cosid_gen_entries = NULL;
 LWLock	   *cosid_gen_hash_lock = NULL;
+
+/* guards pg_cosid/names */
+static LWLock *names_lock = NULL;
 
 /* CosidGenKey -> index into cosid_gen_entries */
 typedef struct CosidGenRef
@@ -66,24 +92,81 @@ static HTAB *gen_hash = NULL;
 /* the end of the last unit of a tombstone reused for another name */
 static pg_atomic_uint64 *retired_ms = NULL;
 
-/* What pg_cosid/names keeps of a time-based name (fixed size, on disk). */
+/*
+ * pg_cosid/names: a log of fixed-size records, each with its checksum,
+ * appended (and fsynced) one at a time; the last record of a key counts.
+ * When most records are superseded the log is rewritten with the live ones
+ * (compaction); a record torn by a crash while it was appended (never
+ * acknowledged) ends the log and is dropped then.
+ *
+ * NAME_LAYOUT, key (ident, name): the layout an identity issues with, kept
+ * once its layout changed (and 1.2's per-name records, identity 0), with
+ * its floor.  db: the database that wrote it, for its share.
+ * NAME_OF_DB, key (db, name): the identity and layout a name was last
+ * defined with in a database, so a name defined again after its catalog
+ * went (DROP EXTENSION cosid, a deleted row) keeps its identity; forgotten:
+ * cosid_drop(..., forget_history => true).  A database keeps at most
+ * NAMES_PER_DB of them (the oldest go at compaction).
+ */
+#define NAME_LAYOUT		1
+#define NAME_OF_DB		2
+#define NAMES_PER_DB	(4 * cosid_max_generators)
+
 typedef struct NameRecord
 {
 	char		name[NAMEDATALEN];
+	int32		kind;			/* NAME_LAYOUT or NAME_OF_DB */
+	Oid			db;
+	int64		ident;			/* 0: a name of 1.2 (identity 0) */
 	int32		wide;			/* cosid80: ids are not bigints */
 	int32		uncertainty_bits;
 	CosidLayout layout;			/* seq_reset_threshold not kept (0) */
 	int64		floor;			/* ids up to this one are never issued again
 								 * (-1: none) */
+	int32		forgotten;		/* NAME_OF_DB: the name starts over */
+	pg_crc32c	crc;			/* of the bytes before it */
 } NameRecord;
+
+/* 1.2's record: one per name ever issued, read as identity 0 */
+typedef struct NameRecord12
+{
+	char		name[NAMEDATALEN];
+	int32		wide;
+	int32		uncertainty_bits;
+	CosidLayout layout;
+	int64		floor;
+} NameRecord12;
+
+/* 1.2's header: its records follow, one checksum for all */
+typedef struct NamesHeader12
+{
+	uint32		magic;
+	uint32		version;
+	uint32		count;
+	pg_crc32c	crc;
+} NamesHeader12;
 
 typedef struct NamesHeader
 {
 	uint32		magic;
 	uint32		version;
-	uint32		count;
-	pg_crc32c	crc;			/* of the records */
 } NamesHeader;
+
+/* NAME_OF_DB records counted per database */
+typedef struct NamesPerDb
+{
+	Oid			db;				/* hash key */
+	int			count;
+} NamesPerDb;
+
+/* The live records of the log, and how many the log holds in all. */
+typedef struct Names
+{
+	NameRecord *recs;
+	int			count;
+	int			in_file;
+	bool		rewrite;		/* 1.2's format, or a torn tail: rewrite */
+} Names;
 
 /* ---------- settings and shared memory ---------- */
 
@@ -102,7 +185,7 @@ cosid_genstate_define_settings(void)
 void
 cosid_genstate_shmem_request(void)
 {
-	RequestNamedLWLockTranche("cosid", 1);
+	RequestNamedLWLockTranche("cosid", 2);
 }
 
 Size
@@ -120,7 +203,8 @@ cosid_genstate_shmem_init(void)
 	bool		found;
 	HASHCTL		info;
 
-	cosid_gen_hash_lock = &(GetNamedLWLockTranche("cosid"))->lock;
+	cosid_gen_hash_lock = &(GetNamedLWLockTranche("cosid"))[0].lock;
+	names_lock = &(GetNamedLWLockTranche("cosid"))[1].lock;
 	retired_ms = ShmemInitStruct("cosid retired units", sizeof(pg_atomic_uint64), &found);
 	if (!found)
 		pg_atomic_init_u64(retired_ms, 0);
@@ -151,6 +235,8 @@ make_key(const CosidGenDef *def, CosidGenKey *key)
 		key->dbid = MyDatabaseId;
 		key->seqid = def->seqid;
 	}
+	else
+		key->ident = def->identity;
 }
 
 /* ---------- pg_cosid/names ---------- */
@@ -161,77 +247,269 @@ names_error(const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("cosid name registry \"%s\" is damaged: %s", NAMES_FILE, what),
-			 errdetail("It records the layout each time-based generator name issued ids with on this server."),
+			 errdetail("It records the identities and layouts time-based generators issued ids with on this server."),
 			 errhint("Restore it from a backup of the data directory.")));
 }
 
-/* Every record (palloc'd) and their count; none when there is no file. */
-static NameRecord *
-names_read(int *count)
+static bool
+same_key(const NameRecord *a, const NameRecord *b)
 {
-	int			fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
-	NamesHeader h;
-	NameRecord *recs;
-	Size		len;
+	return a->kind == b->kind && strncmp(a->name, b->name, NAMEDATALEN) == 0 &&
+		(a->kind == NAME_LAYOUT ? a->ident == b->ident : a->db == b->db);
+}
+
+static void
+record_crc(NameRecord *r)
+{
+	INIT_CRC32C(r->crc);
+	COMP_CRC32C(r->crc, r, offsetof(NameRecord, crc));
+	FIN_CRC32C(r->crc);
+}
+
+/* Add r to the live records: it replaces the record of its key. */
+static void
+names_put(Names *n, const NameRecord *r)
+{
+	for (int i = 0; i < n->count; i++)
+		if (same_key(&n->recs[i], r))
+		{
+			/* keep the log's order: the newest last */
+			memmove(&n->recs[i], &n->recs[i + 1], sizeof(NameRecord) * (n->count - i - 1));
+			n->recs[n->count - 1] = *r;
+			return;
+		}
+	n->recs = n->recs ? repalloc(n->recs, sizeof(NameRecord) * (n->count + 1)) :
+		palloc(sizeof(NameRecord));
+	n->recs[n->count++] = *r;
+}
+
+/* 1.2's records (after its header): names of identity 0. */
+static void
+names_read_1_2(int fd, const NamesHeader12 *h, Names *n)
+{
+	Size		len = mul_size(h->count, sizeof(NameRecord12));
+	NameRecord12 *old = palloc(Max(len, 1));
 	pg_crc32c	crc;
 
-	*count = 0;
+	if (len > 0 && read(fd, old, len) != (ssize_t) len)
+		names_error("short file");
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, old, len);
+	FIN_CRC32C(crc);
+	if (!EQ_CRC32C(crc, h->crc))
+		names_error("checksum mismatch");
+	for (uint32 i = 0; i < h->count; i++)
+	{
+		NameRecord	r;
+
+		memset(&r, 0, sizeof(r));
+		memcpy(r.name, old[i].name, NAMEDATALEN);
+		r.kind = NAME_LAYOUT;
+		r.wide = old[i].wide;
+		r.uncertainty_bits = old[i].uncertainty_bits;
+		r.layout = old[i].layout;
+		r.floor = old[i].floor;
+		names_put(n, &r);
+	}
+	n->in_file = n->count;
+	n->rewrite = true;
+	pfree(old);
+}
+
+/*
+ * Forget the oldest NAME_OF_DB records of a database beyond NAMES_PER_DB
+ * (newest last in n).
+ */
+static void
+names_trim(Names *n)
+{
+	HASHCTL		ctl;
+	HTAB	   *per_db;
+	bool	   *keep;
+	int			kept = 0;
+
+	if (n->count == 0)
+		return;
+	keep = palloc(sizeof(bool) * n->count);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(NamesPerDb);
+	ctl.hcxt = CurrentMemoryContext;
+	per_db = hash_create("cosid names per database", 16, &ctl,
+						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = n->count - 1; i >= 0; i--)
+	{
+		NamesPerDb *d;
+		bool		found;
+
+		keep[i] = true;
+		if (n->recs[i].kind != NAME_OF_DB)
+			continue;
+		d = hash_search(per_db, &n->recs[i].db, HASH_ENTER, &found);
+		if (!found)
+			d->count = 0;
+		keep[i] = ++d->count <= NAMES_PER_DB;
+	}
+	for (int i = 0; i < n->count; i++)
+		if (keep[i])
+			n->recs[kept++] = n->recs[i];
+	n->count = kept;
+	hash_destroy(per_db);
+	pfree(keep);
+}
+
+/* The live records (none when there is no file); names_lock held. */
+static void
+names_read(Names *n)
+{
+	int			fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
+	NamesHeader12 h;
+
+	memset(n, 0, sizeof(*n));
 	if (fd < 0)
 	{
 		if (errno == ENOENT)
-			return NULL;
+			return;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\": %m", NAMES_FILE)));
 	}
-	if (read(fd, &h, sizeof(h)) != sizeof(h))
+	if (read(fd, &h, sizeof(NamesHeader)) != sizeof(NamesHeader))
 		names_error("short header");
-	if (h.magic != NAMES_MAGIC || h.version != NAMES_VERSION)
+	if (h.magic != NAMES_MAGIC)
 		names_error("unknown format");
-	len = mul_size(h.count, sizeof(NameRecord));
-	recs = palloc(Max(len, 1));
-	if (len > 0 && read(fd, recs, len) != (ssize_t) len)
-		names_error("short file");
+	if (h.version == NAMES_VERSION_1_2)
+	{
+		char	   *rest = (char *) &h + sizeof(NamesHeader);
+
+		if (read(fd, rest, sizeof(h) - sizeof(NamesHeader)) !=
+			(ssize_t) (sizeof(h) - sizeof(NamesHeader)))
+			names_error("short header");
+		names_read_1_2(fd, &h, n);
+	}
+	else if (h.version == NAMES_VERSION)
+	{
+		NameRecord	r;
+		ssize_t		got;
+
+		while ((got = read(fd, &r, sizeof(r))) == sizeof(r))
+		{
+			pg_crc32c	crc;
+
+			INIT_CRC32C(crc);
+			COMP_CRC32C(crc, &r, offsetof(NameRecord, crc));
+			FIN_CRC32C(crc);
+			if (!EQ_CRC32C(crc, r.crc))
+			{
+				/* torn while appended, if it is the last one */
+				if (read(fd, &r, 1) != 0)
+					names_error("checksum mismatch");
+				n->rewrite = true;
+				break;
+			}
+			n->in_file++;
+			names_put(n, &r);
+		}
+		if (got > 0 && got < (ssize_t) sizeof(r))
+			n->rewrite = true;	/* a torn last record */
+	}
+	else
+		names_error("unknown format");
 	CloseTransientFile(fd);
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, recs, len);
-	FIN_CRC32C(crc);
-	if (!EQ_CRC32C(crc, h.crc))
-		names_error("checksum mismatch");
-	*count = (int) h.count;
-	return recs;
+
+	/* a database's oldest names beyond its share are forgotten */
+	names_trim(n);
 }
 
-/* Write every record durably: temporary file, fsync, atomic rename. */
+/*
+ * Make r durable (names_lock exclusive, n read under it): appended to the
+ * log, or the log rewritten with the live records when most of it is
+ * superseded (or it needs a rewrite).
+ */
 static void
-names_write(const NameRecord *recs, int count)
+names_append(Names *n, NameRecord *r)
 {
-	NamesHeader h;
-	Size		len = mul_size(count, sizeof(NameRecord));
-	char	   *buf;
+	int			fd;
 
-	cosid_ensure_state_dir();
-	h.magic = NAMES_MAGIC;
-	h.version = NAMES_VERSION;
-	h.count = (uint32) count;
-	INIT_CRC32C(h.crc);
-	COMP_CRC32C(h.crc, recs, len);
-	FIN_CRC32C(h.crc);
-	buf = palloc(sizeof(h) + len);
-	memcpy(buf, &h, sizeof(h));
-	if (len > 0)
-		memcpy(buf + sizeof(h), recs, len);
-	cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, sizeof(h) + len);
-	pfree(buf);
+	record_crc(r);
+	names_put(n, r);
+	if (n->rewrite || n->in_file == 0 || n->in_file + 1 > 2 * n->count + 64)
+	{
+		NamesHeader h = {NAMES_MAGIC, NAMES_VERSION};
+		Size		len = mul_size(n->count, sizeof(NameRecord));
+		char	   *buf = palloc(sizeof(h) + len);
+
+		cosid_ensure_state_dir();
+		memcpy(buf, &h, sizeof(h));
+		memcpy(buf + sizeof(h), n->recs, len);
+		cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, sizeof(h) + len);
+		pfree(buf);
+		n->in_file = n->count;
+		n->rewrite = false;
+		return;
+	}
+	fd = OpenTransientFile(NAMES_FILE, O_WRONLY | O_APPEND | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", NAMES_FILE)));
+	errno = 0;
+	if (write(fd, r, sizeof(*r)) != sizeof(*r))
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", NAMES_FILE)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", NAMES_FILE)));
+	CloseTransientFile(fd);
+	n->in_file++;
 }
 
+/* The live record of kind for def's identity (NAME_LAYOUT) or name in this database. */
 static NameRecord *
-names_find(NameRecord *recs, int count, const char *name)
+names_find(Names *n, int kind, const CosidGenDef *def)
 {
-	for (int i = 0; i < count; i++)
-		if (strncmp(recs[i].name, name, NAMEDATALEN) == 0)
-			return &recs[i];
+	for (int i = 0; i < n->count; i++)
+	{
+		NameRecord *r = &n->recs[i];
+
+		if (r->kind == kind && strncmp(r->name, def->name, NAMEDATALEN) == 0 &&
+			(kind == NAME_LAYOUT ? r->ident == def->identity : r->db == MyDatabaseId))
+			return r;
+	}
 	return NULL;
+}
+
+/*
+ * A new NAME_LAYOUT record for def (not yet durable): refused when this
+ * database already has cosid.max_generators of them.
+ */
+static void
+layout_record(Names *n, const CosidGenDef *def, NameRecord *rec)
+{
+	int			mine = 0;
+
+	for (int i = 0; i < n->count; i++)
+		mine += n->recs[i].kind == NAME_LAYOUT && n->recs[i].db == MyDatabaseId ? 1 : 0;
+	if (mine >= cosid_max_generators)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("generator \"%s\" cannot take another layout: this database changed the layout of %d generators on this server",
+						def->name, mine),
+				 errdetail("pg_cosid/names keeps at most cosid.max_generators (%d) changed layouts per database.",
+						   cosid_max_generators),
+				 errhint("Define the generator with its earlier layout, or drop it with forget_history => true and define it again.")));
+	memset(rec, 0, sizeof(*rec));
+	strlcpy(rec->name, def->name, NAMEDATALEN);
+	rec->kind = NAME_LAYOUT;
+	rec->ident = def->identity;
+	rec->db = MyDatabaseId;
+	rec->floor = -1;
 }
 
 static void
@@ -367,49 +645,140 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 void
 cosid_gen_check_define(const CosidGenDef *def)
 {
-	NameRecord *recs;
+	Names		n;
 	NameRecord *rec;
-	int			count;
 
 	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
 		return;
-	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
-	recs = names_read(&count);
-	LWLockRelease(cosid_gen_hash_lock);
-	rec = names_find(recs, count, def->name);
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	LWLockRelease(names_lock);
+	rec = names_find(&n, NAME_LAYOUT, def);
 	if (rec != NULL && !record_same_layout(rec, def))
 		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 }
 
+bool
+cosid_gen_name_identity(const char *name, CosidGenDef *old)
+{
+	Names		n;
+	NameRecord *rec;
+	CosidGenDef key;
+
+	if (!cosid_preloaded)
+		return false;
+	memset(&key, 0, sizeof(key));
+	strlcpy(key.name, name, NAMEDATALEN);
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	LWLockRelease(names_lock);
+	rec = names_find(&n, NAME_OF_DB, &key);
+	if (rec == NULL || rec->forgotten)
+		return false;
+	memset(old, 0, sizeof(*old));
+	strlcpy(old->name, name, NAMEDATALEN);
+	old->identity = rec->ident;
+	old->strategy = rec->wide ? COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
+	old->uncertainty_bits = rec->uncertainty_bits;
+	old->layout = rec->layout;
+	return true;
+}
+
+void
+cosid_gen_define_name(const CosidGenDef *def, const CosidGenDef *old)
+{
+	Names		n;
+	NameRecord *rec;
+	NameRecord	first;
+	bool		add_first = false;
+
+	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
+		return;
+	LWLockAcquire(names_lock, LW_EXCLUSIVE);
+	names_read(&n);
+	rec = names_find(&n, NAME_LAYOUT, def);
+	/* the identity issued with old's layout: kept before it changes */
+	if (rec == NULL && old != NULL && !(old->strategy == def->strategy &&
+										old->uncertainty_bits == def->uncertainty_bits &&
+										cosid_layout_same_ids(&old->layout, &def->layout)))
+	{
+		layout_record(&n, old, &first);
+		record_set_layout(&first, old);
+		rec = &first;
+		add_first = true;
+	}
+	if (rec != NULL && !record_same_layout(rec, def))
+		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+	if (add_first)
+		names_append(&n, &first);
+	/* the name's identity in this database, unless it is recorded already */
+	rec = names_find(&n, NAME_OF_DB, def);
+	if (rec == NULL || rec->forgotten || rec->ident != def->identity || !record_same_layout(rec, def))
+	{
+		NameRecord	r;
+
+		memset(&r, 0, sizeof(r));
+		strlcpy(r.name, def->name, NAMEDATALEN);
+		r.kind = NAME_OF_DB;
+		r.db = MyDatabaseId;
+		r.ident = def->identity;
+		r.floor = -1;
+		record_set_layout(&r, def);
+		names_append(&n, &r);
+	}
+	LWLockRelease(names_lock);
+}
+
+void
+cosid_gen_forget_name(const char *name)
+{
+	Names		n;
+	NameRecord *rec;
+	CosidGenDef key;
+
+	if (!cosid_preloaded)
+		return;
+	memset(&key, 0, sizeof(key));
+	strlcpy(key.name, name, NAMEDATALEN);
+	LWLockAcquire(names_lock, LW_EXCLUSIVE);
+	names_read(&n);
+	rec = names_find(&n, NAME_OF_DB, &key);
+	if (rec != NULL && !rec->forgotten)
+	{
+		NameRecord	r = *rec;
+
+		r.forgotten = 1;
+		names_append(&n, &r);
+	}
+	LWLockRelease(names_lock);
+}
+
 /*
- * The floor of a time-based name about to get an entry: records its layout
- * durably first if it is new or changed (caller holds cosid_gen_hash_lock
- * exclusive).
+ * The floor of a time-based generator about to get an entry (caller holds
+ * names_lock exclusive, not cosid_gen_hash_lock).  Only an identity whose
+ * layout changed has a record; taking the new layout records it durably
+ * before its first id.
  */
 static int64
 name_floor(const CosidGenDef *def)
 {
-	int			count;
-	NameRecord *recs = names_read(&count);
-	NameRecord *rec = names_find(recs, count, def->name);
+	Names		n;
+	NameRecord *rec;
+	NameRecord	r;
 	int64		floor;
 
-	if (rec != NULL && record_same_layout(rec, def))
-		return rec->floor;
+	names_read(&n);
+	rec = names_find(&n, NAME_LAYOUT, def);
 	if (rec == NULL)
-	{
-		recs = recs ? repalloc(recs, sizeof(NameRecord) * (count + 1)) :
-			palloc(sizeof(NameRecord));
-		rec = &recs[count++];
-		memset(rec, 0, sizeof(*rec));
-		strlcpy(rec->name, def->name, NAMEDATALEN);
-		floor = -1;
-	}
-	else
-		floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
-	record_set_layout(rec, def);
-	rec->floor = floor;
-	names_write(recs, count);
+		return -1;
+	if (record_same_layout(rec, def))
+		return rec->floor;
+	floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
+	r = *rec;
+	record_set_layout(&r, def);
+	r.floor = floor;
+	r.db = MyDatabaseId;
+	names_append(&n, &r);
 	return floor;
 }
 
@@ -466,23 +835,78 @@ clear_tombstone(int i)
 		;
 }
 
-/* The tombstone of a time-based name, or -1 (lock held). */
+/* The tombstone of a time-based generator, or -1 (lock held). */
 static int
-find_tombstone(const char *name)
+find_tombstone(const CosidGenKey *key)
 {
 	for (int i = 0; i < cosid_max_generators; i++)
 	{
 		CosidGenEntry *e = &cosid_gen_entries[i];
 
-		if (e->tombstone && strncmp(e->key.name, name, NAMEDATALEN) == 0)
+		if (e->tombstone && e->key.ident == key->ident &&
+			strncmp(e->key.name, key->name, NAMEDATALEN) == 0)
 			return i;
 	}
 	return -1;
 }
 
 /*
+ * The least recently used entry of the database holding the most entries,
+ * when this database holds fewer than its share of them (every entry in
+ * use, lock held), else -1.  The share: cosid.max_generators over the
+ * databases holding entries, this one included.  *mine: this database's.
+ */
+static int
+unfair_entry(int *mine, int *share)
+{
+	Oid		   *dbs = palloc(sizeof(Oid) * (cosid_max_generators + 1));
+	int		   *held = palloc0(sizeof(int) * (cosid_max_generators + 1));
+	int			ndbs = 0;
+	int			top = -1;
+	int			victim = -1;
+	int64		victim_used = PG_INT64_MAX;
+
+	dbs[ndbs++] = MyDatabaseId;
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		Oid			db = cosid_gen_entries[i].db;
+		int			j;
+
+		for (j = 0; j < ndbs && dbs[j] != db; j++)
+			;
+		if (j == ndbs)
+			dbs[ndbs++] = db;
+		held[j]++;
+	}
+	*mine = held[0];
+	*share = cosid_max_generators / ndbs;
+	if (held[0] >= *share)
+		return -1;
+	for (int j = 1; j < ndbs; j++)
+		if (top < 0 || held[j] > held[top])
+			top = j;
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+		int64		used;
+
+		if (e->db != dbs[top])
+			continue;
+		SpinLockAcquire(&e->mutex);
+		used = e->last_used_ms;
+		SpinLockRelease(&e->mutex);
+		if (used < victim_used)
+		{
+			victim_used = used;
+			victim = i;
+		}
+	}
+	return victim;
+}
+
+/*
  * An entry to use (lock held): one never used, else the oldest tombstone,
- * else the longest idle one.
+ * else the longest idle one, else one of a database above its share.
  */
 static int
 take_entry(void)
@@ -492,7 +916,8 @@ take_entry(void)
 	int64		idle_since = PG_INT64_MAX;
 	int			tomb = -1;
 	int64		tomb_since = PG_INT64_MAX;
-	int			time_based = 0;
+	int			mine = 0;
+	int			share = cosid_max_generators;
 
 	for (int i = 0; i < cosid_max_generators; i++)
 	{
@@ -513,7 +938,6 @@ take_entry(void)
 			}
 			continue;
 		}
-		time_based += e->time_based ? 1 : 0;
 		if (used < idle_since)
 		{
 			idle_since = used;
@@ -521,12 +945,13 @@ take_entry(void)
 		}
 	}
 	if (tomb < 0 && idle >= 0 && now - idle_since >= IDLE_MS)
-	{
-		free_entry(idle);
 		tomb = idle;
-	}
+	if (tomb < 0)
+		tomb = unfair_entry(&mine, &share);
 	if (tomb >= 0)
 	{
+		if (cosid_gen_entries[tomb].in_use)
+			free_entry(tomb);
 		clear_tombstone(tomb);
 		return tomb;
 	}
@@ -534,9 +959,8 @@ take_entry(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_OUT_OF_MEMORY),
 			 errmsg("too many cosid generators in use"),
-			 errdetail("All %d entries (cosid.max_generators) hold generators used in the last %d seconds: %d time-based, %d segment.",
-					   cosid_max_generators, IDLE_MS / 1000, time_based,
-					   cosid_max_generators - time_based),
+			 errdetail("All %d entries (cosid.max_generators) hold generators used in the last %d seconds; this database holds %d of them, and its share is %d.",
+					   cosid_max_generators, IDLE_MS / 1000, mine, share),
 			 errhint("Raise cosid.max_generators and restart the server; the entries of dropped generators are freed when the drop commits.")));
 	return -1;					/* keep the compiler quiet */
 }
@@ -556,6 +980,7 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 	e->in_use = true;
 	e->tombstone = false;
 	e->key = *key;
+	e->db = MyDatabaseId;
 	e->time_based = COSID_TIME_BASED(def->strategy);
 	e->layout = def->layout;
 	e->uncertainty_bits = def->uncertainty_bits;
@@ -651,21 +1076,32 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 		return e;
 	}
 
+	/*
+	 * A time-based layout's floor (and a changed layout's record, before its
+	 * first id) under names_lock, taken before the hash lock and held until
+	 * the entry is made, so entries of one identity with two layouts are
+	 * made one after the other, each above the other.
+	 */
+	if (COSID_TIME_BASED(def->strategy))
+	{
+		/* an error releases it (LWLockReleaseAll at abort) */
+		LWLockAcquire(names_lock, LW_EXCLUSIVE);
+		floor = name_floor(def);
+	}
 	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
 	e = find_entry(&key, def, &t, &index);
 	if (e != NULL)
 	{
 		LWLockRelease(cosid_gen_hash_lock);
+		if (COSID_TIME_BASED(def->strategy))
+			LWLockRelease(names_lock);
 		*tag = t;
 		return e;
 	}
-	/* the layout is recorded (and checked) before the first id */
-	if (COSID_TIME_BASED(def->strategy))
-		floor = name_floor(def);
 	if (index >= 0)
-		free_entry(index);		/* the name's entry had another layout */
+		free_entry(index);		/* the identity's entry had another layout */
 	if (COSID_TIME_BASED(def->strategy))
-		tomb = find_tombstone(def->name);
+		tomb = find_tombstone(&key);
 	if (tomb >= 0)
 	{
 		index = tomb;
@@ -686,6 +1122,8 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	t = e->tag;
 	SpinLockRelease(&e->mutex);
 	LWLockRelease(cosid_gen_hash_lock);
+	if (COSID_TIME_BASED(def->strategy))
+		LWLockRelease(names_lock);
 	*tag = t;
 	return e;
 }

@@ -14,14 +14,19 @@
  * finds another tag than the one it attached with looks the generator up
  * again.
  *
- * The state of a time-based generator belongs to the server and its name
- * (not to a database), so copies of a database share it.  A name's layout
- * is recorded durably in pg_cosid/names before its first id; a name given
- * another layout must issue above everything the old one could have
- * issued.  A freed time-based entry stays a tombstone of its
- * name (the name's next entry starts above it); retired_ms is the end of
- * the last unit issued by a tombstone whose entry went to another name
- * (atomic max), below which no new entry starts.
+ * The state of a time-based generator belongs to its identity (a random
+ * value kept in its catalog row, copied with the database and kept in
+ * cosid.generator_history when the name is dropped) and its name: copies of
+ * a database share it, another database's generator of the same name does
+ * not.  When an identity takes another layout (its name dropped and defined
+ * again), pg_cosid/names records the layouts it issued with, and the new
+ * layout must issue above everything the old one could have issued.  A
+ * freed time-based entry stays a tombstone of its identity (its next entry
+ * starts above it); retired_ms is the end of the last unit issued by a
+ * tombstone whose entry went to another generator (atomic max), below
+ * which no new entry starts.  A database holds at most its fair share of
+ * the entries when others need them (cosid.max_generators divided by the
+ * databases holding entries).
  *
  * Owns: the entries, their hash, retired_ms and pg_cosid/names.  Must not:
  * read the catalog (callers hand it a parsed definition) or issue ids
@@ -39,8 +44,8 @@
 extern int	cosid_max_generators;
 
 /*
- * Whose state an entry holds.  Time-based generators: the name alone (dbid
- * and seqid 0), per server.  Segment generators: the database, the backing
+ * Whose state an entry holds.  Time-based generators: the identity and the
+ * name (dbid and seqid 0): one entry for a database and its copies.  Segment generators: the database, the backing
  * sequence (0 for the lease store's) and the name: one entry per generator,
  * whatever versions of its definition the backends see (an alter keeps the
  * entry and its segments, which came from the same sequence).  A drop frees
@@ -51,6 +56,7 @@ typedef struct CosidGenKey
 {
 	Oid			dbid;
 	Oid			seqid;
+	int64		ident;			/* time-based: the catalog row's identity */
 	char		name[NAMEDATALEN];
 } CosidGenKey;
 
@@ -72,6 +78,8 @@ typedef struct CosidGenEntry
 	bool		tombstone;		/* freed, time-based: keeps its name's last
 								 * unit until the entry is reused */
 	CosidGenKey key;
+	Oid			db;				/* the database that took the entry (its
+								 * share, and whose stats show it) */
 	bool		time_based;
 	CosidLayout layout;			/* time-based: the layout ids are made with */
 	int			uncertainty_bits;
@@ -122,10 +130,29 @@ extern void cosid_genstate_shmem_init(void);
 extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
 
 /*
- * For cosid_define(): raise 22023 when a time-based definition would issue
- * ids below those its name may already have issued on this server.
+ * For a restored row: raise 22023 when a time-based definition would issue
+ * ids below those its identity may already have issued on this server.
  */
 extern void cosid_gen_check_define(const CosidGenDef *def);
+
+/*
+ * For cosid_define() of a time-based generator: the identity and layout its
+ * name was last defined with in this database, as pg_cosid/names keeps them
+ * (also after DROP EXTENSION cosid); false when none (or forgotten).
+ */
+extern bool cosid_gen_name_identity(const char *name, CosidGenDef *old);
+
+/*
+ * For cosid_define() of def with identity def->identity, which issued with
+ * old's layout before (NULL: a new identity): raise 22023 when def would
+ * issue ids below those its identity may already have issued on this
+ * server; else record (durably) old's layout when it changes, and def's
+ * identity and layout as its name's in this database.
+ */
+extern void cosid_gen_define_name(const CosidGenDef *def, const CosidGenDef *old);
+
+/* cosid_drop(..., forget_history => true): the name starts over. */
+extern void cosid_gen_forget_name(const char *name);
 
 /* Once this transaction commits: free the entry of a generator (dropped). */
 extern void cosid_gen_release_at_commit(const CosidGenDef *def);

@@ -5,12 +5,14 @@
  *
  * Owns: nothing but these functions.  Must not: issue ids or change state.
  */
+#include "catalog.h"
 #include "gencache.h"
 #include "issue.h"
 #include "slot.h"
 #include "slot_source.h"
 
 #include "access/htup_details.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -197,25 +199,82 @@ cosid_is_js_safe(PG_FUNCTION_ARGS)
 
 /* ---------- state views ---------- */
 
+/* A time-based generator of this database: its name and identity. */
+typedef struct TimedGen
+{
+	char	   *name;
+	int64		ident;
+} TimedGen;
+
+/*
+ * This database's time-based generators (1.2's catalog: identity 0), read
+ * as the catalog's owner.
+ */
+static TimedGen *
+timed_generators(int *count)
+{
+	TimedGen   *gens;
+	bool		isnull;
+
+	SPI_connect();
+	if (cosid_catalog_exec(cosid_catalog_has_identity() ?
+						   "SELECT name, identity FROM cosid.generator WHERE strategy OPERATOR(pg_catalog.<>) 'segment'" :
+						   "SELECT name, 0::pg_catalog.int8 FROM cosid.generator WHERE strategy OPERATOR(pg_catalog.<>) 'segment'",
+						   0, NULL, NULL, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	*count = (int) SPI_processed;
+	gens = SPI_palloc(sizeof(TimedGen) * Max(*count, 1));
+	for (int i = 0; i < *count; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		char	   *name = TextDatumGetCString(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+
+		gens[i].name = SPI_palloc(strlen(name) + 1);
+		strcpy(gens[i].name, name);
+		gens[i].ident = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_finish();
+	return gens;
+}
+
+static bool
+is_timed_generator(const TimedGen *gens, int count, const CosidGenKey *key)
+{
+	for (int i = 0; i < count; i++)
+		if (gens[i].ident == key->ident && strncmp(gens[i].name, key->name, NAMEDATALEN) == 0)
+			return true;
+	return false;
+}
+
 Datum
 cosid_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TimedGen   *timed;
+	int			ntimed;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!cosid_preloaded)
 		return (Datum) 0;
 
+	timed = timed_generators(&ntimed);
 	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
 	for (int i = 0; i < cosid_max_generators; i++)
 	{
 		CosidGenEntry *e = &cosid_gen_entries[i];
-		Datum		values[14];
-		bool		nulls[14] = {false};
+		Datum		values[15];
+		bool		nulls[15] = {false};
 		uint64		counts[7];
 
-		/* time-based state is the server's; a segment's, its database's */
-		if (!e->in_use || (!e->time_based && e->key.dbid != MyDatabaseId))
+		/*
+		 * This database's entries only: a segment generator's is keyed by its
+		 * database; a time-based one's by its identity, which this database
+		 * and its copies have (another database's generator of the name has
+		 * another).
+		 */
+		if (!e->in_use ||
+			(e->time_based ? !is_timed_generator(timed, ntimed, &e->key) :
+			 e->key.dbid != MyDatabaseId))
 			continue;
 		SpinLockAcquire(&e->mutex);
 		counts[0] = e->issued;
@@ -240,6 +299,8 @@ cosid_stats(PG_FUNCTION_ARGS)
 			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
 		/* no sequence: time-based, or segments from the lease store */
 		nulls[13] = !OidIsValid(e->seqid);
+		values[14] = Int64GetDatum(e->key.ident);
+		nulls[14] = !e->time_based;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	LWLockRelease(cosid_gen_hash_lock);

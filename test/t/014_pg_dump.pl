@@ -2,7 +2,8 @@
 # pg_restore into a new database bring every definition back unchanged, and
 # the restored generators (and column defaults that call them) issue ids.
 # ALTER EXTENSION cosid UPDATE (already at the default version) is a no-op
-# that keeps them.
+# that keeps them.  Custom codec functions, bound by OID, are bound to the
+# restored functions (their new OIDs); one dropped in the source stays unbound.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -245,6 +246,62 @@ is(substr($daily_min, 0, 8), '20310506', 'segdst: daily: still the period 2031-0
 # the source is not disturbed by the restore: it goes on from its own segments
 my $src_next = $node->safe_psql('segsrc', "SELECT cosid_next('inv')");
 cmp_ok($src_next, '>', $src_max{inv}, 'segsrc: inv goes on above its own numbers');
+
+# ---- custom codec functions: bound by OID in the source (codec_functions);
+# the dump carries those OIDs, which mean nothing in the new database, and the
+# restore binds each row by the schema-qualified names its codec list holds,
+# so the restored generators call the restored functions.  A generator whose
+# function was dropped in the source (its codec fails there) is not bound to
+# anything by the restore.
+$node->safe_psql('postgres', 'CREATE DATABASE codecsrc');
+$node->safe_psql('codecsrc', q{
+	CREATE EXTENSION cosid;
+	CREATE SCHEMA codecs;
+	CREATE FUNCTION codecs.hexid(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT 'h' || to_hex($1) $$;
+	CREATE FUNCTION codecs.unhexid(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT ('x' || lpad(substr($1, 2), 16, '0'))::bit(64)::bigint $$;
+	CREATE FUNCTION codecs.gone(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT 'g' || $1 $$;
+	SELECT cosid_define('hex', '{"codec": [{"custom": {"encode": "codecs.hexid(bigint)", "decode": "codecs.unhexid(text)"}}]}');
+	SELECT cosid_define('hexseg', '{"strategy": "segment", "codec": [{"custom": {"encode": "codecs.hexid(bigint)", "decode": "codecs.unhexid(text)"}}, {"prefix": "S"}]}');
+	SELECT cosid_define('gone', '{"codec": [{"custom": {"encode": "codecs.gone(bigint)", "decode": "codecs.unhexid(text)"}}]}');
+	DROP FUNCTION codecs.gone(bigint);
+});
+my $bound_q = q{
+	SELECT name, coalesce(codec_functions = ARRAY['codecs.hexid(bigint)'::regprocedure, 'codecs.unhexid(text)'::regprocedure]::oid[], false)
+	FROM cosid.generator ORDER BY name};
+is($node->safe_psql('codecsrc', $bound_q), "gone|f\nhex|t\nhexseg|t",
+	'codecsrc: hex and hexseg are bound to codecs.hexid and codecs.unhexid by OID');
+my $src_oids = $node->safe_psql('codecsrc', q{SELECT codec_functions::text FROM cosid.generator WHERE name = 'hex'});
+my $codec_texts = q{SELECT cosid_encode('hex', 255), cosid_decode('hex', 'hff'), cosid_encode('hexseg', 4095), cosid_decode('hexseg', 'Shfff')};
+is($node->safe_psql('codecsrc', $codec_texts), 'hff|255|Shfff|4095', 'codecsrc: their codecs work');
+my ($gone_ret, $gone_out, $gone_err) = $node->psql('codecsrc', q{SELECT cosid_encode('gone', 1)});
+like($gone_err, qr/custom codec function codecs\.gone\(bigint\) of generator "gone" no longer exists/,
+	'codecsrc: gone, whose encode function was dropped, fails');
+
+my $codecdump = $node->basedir . '/codecsrc.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $codecdump, '-d', 'codecsrc' ],
+	'pg_dump -Fc of a database with custom codecs');
+$node->safe_psql('postgres', 'CREATE DATABASE codecdst');
+my ($rout, $rerr) = run_command([ 'pg_restore', '--exit-on-error', '--verbose', '-d', 'codecdst', '-h', $node->host,
+	'-p', $node->port, $codecdump ]);
+is($rerr =~ /ERROR/ ? $rerr : '', '', 'pg_restore of it into a new database: no error');
+is($node->safe_psql('codecdst', $bound_q), "gone|f\nhex|t\nhexseg|t",
+	'codecdst: hex and hexseg are bound to the restored functions (their new OIDs)');
+isnt($node->safe_psql('codecdst', q{SELECT codec_functions::text FROM cosid.generator WHERE name = 'hex'}), $src_oids,
+	'codecdst: ... which are not the OIDs of the source');
+is( $node->safe_psql('codecdst', q{SELECT count(*) FROM cosid.generator WHERE name = 'gone' AND codec_functions IS NULL}), '1',
+	'codecdst: gone is bound to nothing');
+like($rerr, qr/function codecs\.gone\(bigint\) of the custom codec of cosid generator "gone" could not be resolved/,
+	'codecdst: the restore warned about it (pg_restore --verbose shows it)');
+is($node->safe_psql('codecdst', $codec_texts), 'hff|255|Shfff|4095', 'codecdst: the restored codecs give the same text');
+is( $node->safe_psql('codecdst', q{SELECT string_agg(name || ' ' || (config -> 'codec')::text, ', ' ORDER BY name) FROM cosid.generator}),
+	$node->safe_psql('codecsrc', q{SELECT string_agg(name || ' ' || (config -> 'codec')::text, ', ' ORDER BY name) FROM cosid.generator}),
+	'codecdst: the codec lists (the names) as in the source');
+($gone_ret, $gone_out, $gone_err) = $node->psql('codecdst', q{SELECT cosid_encode('gone', 1)});
+like($gone_err, qr/ERROR:  custom codec function codecs\.gone\(bigint\) of generator "gone" is not bound/,
+	'codecdst: gone still fails (55000), until cosid_alter binds it');
 
 $node->stop;
 done_testing();

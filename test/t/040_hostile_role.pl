@@ -16,7 +16,12 @@
 #  d) custom codec functions: EXECUTE is needed on them; a generator's
 #     functions run as its owner in a security-restricted operation when a
 #     superuser uses the generator; they stay the functions resolved at
-#     definition whatever the caller's search_path;
+#     definition whatever the caller's search_path; they are bound by OID
+#     and must be owned by the generator's owner or a superuser (1.3): in
+#     1.2 a superuser's generator with the attacker's functions (d4), a
+#     superuser's function dropped and created again by the attacker (d5),
+#     and a function given to the attacker after a backend bound it (d6)
+#     each ran the attacker's code as the superuser;
 #  e) defining needs CREATE on the database; altering and dropping need
 #     ownership of the generator;
 #  f) an operator the role names "<" over cosid's equality function: the
@@ -578,6 +583,153 @@ is(setup_errors($r), '', 'd) the attacker creates evil.enc(bigint) and evil.dec(
 			q{SELECT string_agg(DISTINCT cu::text, ',' ORDER BY cu::text) FROM evil.log}),
 		'attacker', "$label: evil.enc and evil.dec ran as the generator's owner for every caller");
 	check_route($label, [ @$probes_o, @$probes_s ]);
+}
+
+# d4) a superuser's generator with the attacker's functions: in 1.2 the
+# superuser could define it, and the attacker then replaced a function with
+# CREATE OR REPLACE and called cosid_encode itself: its code ran as the
+# generator's owner, the superuser.  Now defining it is refused (42501), and a
+# row that has such functions anyway (written directly, as the update from 1.2
+# keeps one) is refused at every bind (42501): the attacker's code never runs.
+{
+	my $label = 'd4) a superuser\'s generator with the attacker\'s functions';
+	($r) = session('attacker', [ 'setup functions', q{
+CREATE FUNCTION evil.enc4(id bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT 'A' || id::text $f$;
+CREATE FUNCTION evil.dec4(t text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT substr(t, 2)::bigint $f$;} ]);
+	is(setup_errors($r), '', "$label: the attacker creates evil.enc4 and evil.dec4 (harmless so far)");
+	my ($s) = session(
+		$superuser,
+		[ 'define', "SELECT cosid_define('d4', "
+			  . jlit({ strategy => 'snowflake', codec => $custom->('evil.enc4(bigint)', 'evil.dec4(text)') }) . ');' ],
+		[ 'setup base', q{SELECT cosid_define('d4_base', '{"strategy":"snowflake"}');} ],
+		[ 'setup row', q{INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, time_bits, node_bits,
+				seq_bits, seq_reset_threshold, owner)
+			SELECT 'd4_row', strategy, config || '{"codec": [{"custom": {"encode": "evil.enc4(bigint)", "decode": "evil.dec4(text)"}}]}',
+				   epoch_ms, unit_ms, time_bits, node_bits, seq_bits, seq_reset_threshold, owner
+			FROM cosid.generator WHERE name = 'd4_base';} ],
+		[ 'row bound', q{SELECT codec_functions = ARRAY['evil.enc4(bigint)'::regprocedure, 'evil.dec4(text)'::regprocedure]::oid[]
+			FROM cosid.generator WHERE name = 'd4_row';} ]);
+	is(setup_errors($s), '', "$label: the superuser's own preparations succeed");
+	is($s->{define}{state}, '42501', "$label: a superuser cannot define a generator whose functions the attacker owns (42501)")
+	  or diag(got($s, 'define'));
+	like($s->{define}{err} // '', qr/owned by role attacker/, "$label: ... and the detail names the function's owner");
+	is(got($s, 'row bound'), 't', "$label: a row written with them directly is bound to them by OID");
+	my ($a, $probes) = session(
+		'attacker',
+		[ 'setup replace', q{
+CREATE OR REPLACE FUNCTION evil.enc4(id bigint) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+	PERFORM evil.probe('evil.enc4');
+	RETURN 'A' || id::text;
+END
+$f$;} ],
+		[ 'encode', q{SELECT public.cosid_encode('d4', 5);} ],
+		[ 'encode row', q{SELECT public.cosid_encode('d4_row', 5);} ],
+		[ 'decode row', q{SELECT public.cosid_decode('d4_row', 'A5');} ],
+		[ 'next text row', q{SELECT public.cosid_next_text('d4_row');} ]);
+	is(setup_errors($a), '', "$label: the attacker replaces evil.enc4 with code that calls its probe");
+	is($a->{encode}{state}, '42704', "$label: generator d4 does not exist (its definition was refused)")
+	  or diag(got($a, 'encode'));
+	is(join(',', map { $a->{$_}{state} // got($a, $_) } 'encode row', 'decode row', 'next text row'), '42501,42501,42501',
+		"$label: the row with the attacker's functions refuses to encode, decode and issue text (42501)");
+	like($a->{'encode row'}{err}, qr/permission denied for function evil\.enc4\(bigint\) of generator "d4_row"/,
+		"$label: ... naming the function and the generator");
+	check_route($label, $probes, no_calls => 1);
+	$node->safe_psql('postgres', q{SELECT cosid_drop(n, true) FROM unnest(ARRAY['d4', 'd4_row', 'd4_base']) n});
+}
+
+# d5) a superuser's codec function dropped (nothing refuses: a catalog row is
+# no object that a dependency can hold), and a function of the same name
+# created by the attacker, who may create in that schema: in 1.2 the next bind
+# found it by name and ran it as the superuser.  Now the codec fails (55000)
+# and the attacker's function never runs; binding it again by name is refused
+# (42501: the attacker owns it).
+{
+	my $label = 'd5) a dropped function created again by the attacker';
+	$node->safe_psql('postgres', q{
+		CREATE SCHEMA shared;
+		GRANT USAGE, CREATE ON SCHEMA shared TO attacker;
+		CREATE FUNCTION shared.enc(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 'S' || $1::text $$;
+		CREATE FUNCTION shared.dec(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT substr($1, 2)::bigint $$;
+		SELECT cosid_define('d5', '{"strategy": "snowflake", "codec": [{"custom": {"encode": "shared.enc(bigint)", "decode": "shared.dec(text)"}}]}');
+	});
+	is($node->safe_psql('postgres', q{SELECT cosid_encode('d5', 5)}), 'S5', "$label: the superuser's generator d5 encodes 5 as S5");
+	$node->safe_psql('postgres', 'DROP FUNCTION shared.enc(bigint)');
+	my ($a, $probes_a) = session(
+		'attacker',
+		[ 'setup create', q{
+CREATE FUNCTION shared.enc(id bigint) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+	PERFORM evil.probe('shared.enc');
+	RETURN 'S' || id::text;
+END
+$f$;} ],
+		[ 'encode', q{SELECT public.cosid_encode('d5', 5);} ],
+		[ 'next text', q{SELECT public.cosid_next_text('d5');} ]);
+	is(setup_errors($a), '', "$label: the attacker creates shared.enc(bigint) again");
+	is(join(',', map { $a->{$_}{state} // got($a, $_) } 'encode', 'next text'), '55000,55000',
+		"$label: the generator's codec fails for the attacker (55000): the dropped function is not looked up again")
+	  or diag(got($a, 'encode'));
+	like($a->{encode}{err}, qr/custom codec function shared\.enc\(bigint\) of generator "d5" no longer exists/,
+		"$label: ... naming the function and the generator");
+	my ($s, $probes_s) = session(
+		$superuser,
+		[ 'encode', q{SELECT cosid_encode('d5', 5);} ],
+		[ 'rebind', q{SELECT cosid_alter('d5', '{"codec": [{"custom": {"encode": "shared.enc(bigint)", "decode": "shared.dec(text)"}}]}');} ]);
+	is($s->{encode}{state}, '55000', "$label: ... and for the superuser (55000)") or diag(got($s, 'encode'));
+	is($s->{rebind}{state}, '42501', "$label: binding the codec again finds the attacker's function and refuses it (42501)")
+	  or diag(got($s, 'rebind'));
+	check_route($label, [ @$probes_a, @$probes_s ], no_calls => 1);
+	$node->safe_psql('postgres', q{
+		SELECT cosid_drop('d5');
+		DROP SCHEMA shared CASCADE;});
+}
+
+# d6) a function given to the attacker (ALTER FUNCTION ... OWNER TO) after the
+# attacker's backend bound the codec: in 1.2 the attacker replaced it and its
+# backend, keeping the codec it had bound, ran the new code as the superuser.
+# A change of a function or role makes a backend bind again (42501).
+{
+	my $label = 'd6) a function whose owner changes after a backend bound it';
+	$node->safe_psql('postgres', q{
+		CREATE SCHEMA su6;
+		GRANT USAGE ON SCHEMA su6 TO PUBLIC;
+		GRANT CREATE ON SCHEMA su6 TO attacker;   -- (CREATE OR REPLACE needs it)
+		-- plpgsql, as the replacement is: a backend that kept its binding would run the new code
+		CREATE FUNCTION su6.enc(id bigint) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ BEGIN RETURN 'U' || id::text; END $$;
+		CREATE FUNCTION su6.dec(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT substr($1, 2)::bigint $$;
+		SELECT cosid_define('d6', '{"strategy": "snowflake", "codec": [{"custom": {"encode": "su6.enc(bigint)", "decode": "su6.dec(text)"}}]}');
+	});
+	my $bg = $node->background_psql('postgres', on_error_stop => 0, extra_params => [ '-U', 'attacker' ]);
+	$bg->query_safe('\set VERBOSITY verbose');
+	is($bg->query_safe(q{SELECT public.cosid_encode('d6', 5)}), 'U5', "$label: the attacker's backend binds d6 and encodes 5 as U5");
+	$node->safe_psql('postgres', 'ALTER FUNCTION su6.enc(bigint) OWNER TO attacker');
+	$bg->{stderr} = '';
+	$bg->query(q{
+CREATE OR REPLACE FUNCTION su6.enc(id bigint) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $f$
+BEGIN
+	PERFORM evil.probe('su6.enc');
+	RETURN 'U' || id::text;
+END
+$f$;});
+	is($bg->{stderr}, '', "$label: the attacker, now its owner, replaces su6.enc with code that calls its probe");
+	$bg->{stderr} = '';
+	my $out = $bg->query(q{SELECT public.cosid_encode('d6', 5)});
+	my $err = $bg->{stderr};
+	like($err, qr/ERROR:  42501: permission denied for function su6\.enc\(bigint\) of generator "d6"/,
+		"$label: the same backend binds again and refuses the function (42501)")
+	  or diag("out: $out\nerr: $err");
+	my @probes = ($err =~ /cosid-probe (.*)$/mg);
+	$bg->quit;
+	my ($s, $probes_s) = session($superuser, [ 'encode', q{SELECT cosid_encode('d6', 5);} ]);
+	is($s->{encode}{state}, '42501', "$label: a new backend refuses it too (42501)") or diag(got($s, 'encode'));
+	check_route($label, [ @probes, @$probes_s ], no_calls => 1);
+	$node->safe_psql('postgres', q{
+		SELECT cosid_drop('d6');
+		DROP SCHEMA su6 CASCADE;});
 }
 
 # ---- e) CREATE on the database to define; ownership to alter and drop

@@ -554,11 +554,38 @@ $node->safe_psql('from12', q{
 	INSERT INTO t12 SELECT FROM generate_series(1, 55);
 });
 is($node->safe_psql('from12', $extversion_q), '1.2', 'from12: cosid 1.2 installed');
+# custom codecs as 1.2 kept them (names), one with a function another role
+# owns (1.2 ran it as the generator's owner; the owner is changed after the
+# definition, as this library refuses such a definition)
+$node->safe_psql('from12', q{
+	CREATE ROLE from12_fn_owner;
+	CREATE FUNCTION public.hex12(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT to_hex($1) $$;
+	CREATE FUNCTION public.unhex12(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT ('x' || lpad($1, 16, '0'))::bit(64)::bigint $$;
+	CREATE FUNCTION public.other12(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT to_hex($1) $$;
+	SELECT cosid_define('hex12', '{"codec": [{"custom": {"encode": "hex12(bigint)", "decode": "unhex12(text)"}}]}');
+	SELECT cosid_define('other12', '{"codec": [{"custom": {"encode": "other12(bigint)", "decode": "unhex12(text)"}}]}');
+	ALTER FUNCTION public.other12(bigint) OWNER TO from12_fn_owner;
+});
+is($node->safe_psql('from12', q{SELECT cosid_encode('hex12', 255)}), 'ff',
+	'from12: a custom codec under 1.2 (this library finds its functions by name until the update)');
+my ($state12) = psql_error($node, 'from12', q{SELECT cosid_encode('other12', 255)});
+is($state12, '42501', 'from12: ... under the owner rule: one whose function another role owns is refused (42501)');
 is($node->safe_psql('from12', q{SELECT pg_get_function_identity_arguments('cosid_drop'::regproc)}),
 	'name text, if_exists boolean', 'from12: 1.2 has the two-argument cosid_drop');
 my ($max_s12, $max_n12) = split /\|/, $node->safe_psql('from12', 'SELECT max(s), max(n) FROM t12');
-$node->safe_psql('from12', 'ALTER EXTENSION cosid UPDATE');
+my ($upd_ret, $upd_out, $upd_err) = $node->psql('from12', 'ALTER EXTENSION cosid UPDATE');
+is($upd_ret, 0, 'from12: ALTER EXTENSION cosid UPDATE') or diag($upd_err);
 is($node->safe_psql('from12', $extversion_q), $default_version, "from12: updated to $default_version");
+is( $node->safe_psql('from12', q{
+		SELECT name, codec_functions = ARRAY[(name || '(bigint)')::regprocedure, 'unhex12(text)'::regprocedure]::oid[]
+		FROM cosid.generator WHERE codec_functions IS NOT NULL ORDER BY name}),
+	"hex12|t\nother12|t", 'from12: the update bound the custom codec functions by OID');
+like($upd_err, qr/WARNING:  function other12\(bigint\) of the custom codec of cosid generator "other12" is owned by role from12_fn_owner/,
+	'from12: the update warned about the function another role owns');
+is($node->safe_psql('from12', q{SELECT cosid_encode('hex12', 255)}), 'ff', 'from12: hex12 encodes after the update');
+($state12) = psql_error($node, 'from12', q{SELECT cosid_encode('other12', 255)});
+is($state12, '42501', 'from12: other12 is still refused (42501)');
 is(dump_diff($fresh_objects, 'fresh', extension_objects('from12'), 'from12'), '',
 	'from12 (1.2 -> latest) and fresh have the same extension objects (the diff is empty)');
 is( $node->safe_psql('from12', qq{
@@ -579,6 +606,9 @@ is($node->safe_psql('upgraded', $generators_q), $generators10,
 	'upgraded: cosid.generators lists the same rows as under 1.0');
 is($node->safe_psql('upgraded', $codec_q), $codec10,
 	'upgraded: every codec gives the same text as under 1.0, and decodes it back the same');
+is( $node->safe_psql('upgraded', q{SELECT codec_functions = ARRAY['public.hexid(bigint)'::regprocedure,
+		'public.unhexid(text)'::regprocedure]::oid[] FROM cosid.generator WHERE name = 'hex'}),
+	't', 'upgraded: the update bound the custom codec functions of hex by OID');
 
 my %next;
 for my $g (@gens)

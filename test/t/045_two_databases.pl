@@ -1,0 +1,228 @@
+# Databases are separate (DESIGN 2.8; issue 19, items 2, 4 and 6): nothing a
+# role does in its own database stops, slows or reveals another database's
+# generators.  Two roles, each owning a database: alice (database da, which
+# mallory may not even connect to) and mallory (database dm).
+#
+#  1. mallory defines alice's generator name with another layout ("epoch":
+#     0) and issues: alice's generator goes on issuing, also after a restart,
+#     and alice can drop it and define it again with its old layout.  (1.2:
+#     the state and the layout history were per server and name, and alice's
+#     generator failed for good with 55000 "would issue ids that its name
+#     already issued on this server".)
+#  2. mallory's generator of the same name and layout is another generator:
+#     alice's counts show only her ids, and mallory's ids do not come out of
+#     alice's sequence.
+#  3. cosid.stats() in dm lists dm's generators only.  (1.2: every
+#     database's, with counts and layouts.)
+#  4. With cosid.max_generators = 16, mallory keeps every entry busy; alice
+#     still gets up to her share (8 of 16) and mallory can take no more than
+#     his once alice holds hers.  (1.2: "too many cosid generators in use"
+#     for alice.)
+#  5. pg_cosid/names stays bounded through 1,000 define/issue/drop cycles of
+#     new names (1.2: 120 bytes more for every name ever issued), a
+#     generator's first use writes nothing to it, and adding a name appends
+#     to it rather than rewriting it.
+#  6. A copy of da (CREATE DATABASE TEMPLATE) is still the same generator:
+#     it issues side by side with da and never an id da issued.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use CosidTest;
+
+my $node = cosid_node('two_dbs', conf => [ 'cosid.max_generators = 16' ]);
+$node->safe_psql('postgres', q{
+	CREATE ROLE alice LOGIN;
+	CREATE ROLE mallory LOGIN;
+	CREATE DATABASE da OWNER alice;
+	CREATE DATABASE dm OWNER mallory;
+	REVOKE CONNECT ON DATABASE da FROM PUBLIC;
+	GRANT CONNECT ON DATABASE da TO alice;
+});
+$node->safe_psql($_, 'CREATE EXTENSION cosid') for qw(da dm);
+
+# psql in database $db as $role
+sub as
+{
+	my ($role, $db, $sql) = @_;
+	return $node->safe_psql($db, "SET ROLE $role;\n$sql");
+}
+
+sub as_error
+{
+	my ($role, $db, $sql) = @_;
+	return psql_error($node, $db, "SET ROLE $role;\n$sql");
+}
+
+my ($state, $msg);
+($state) = $node->psql('da', 'SELECT 1', extra_params => [ '-U', 'mallory' ]);
+isnt($state, 0, 'mallory may not connect to da');
+
+# ---- 1. another layout under alice's name
+as('alice', 'da', q{
+	SELECT cosid_define('order', '{"strategy":"snowflake"}');
+	CREATE TABLE ids (phase text, id bigint);
+	INSERT INTO ids SELECT 'first', cosid_next_many('order', 5000);
+});
+($state, $msg) = as_error('mallory', 'dm', q{
+	SELECT cosid_define('order', '{"strategy":"snowflake","epoch":0}');
+	SELECT cosid_next('order');
+});
+ok(!defined $state, "mallory defines 'order' with epoch 0 in dm and issues")
+  or diag($msg);
+
+($state, $msg) = as_error('alice', 'da', q{INSERT INTO ids SELECT 'after mallory', cosid_next_many('order', 5000)});
+ok(!defined $state, "alice's 'order' still issues after mallory's definition of its name")
+  or diag($msg);
+$node->restart;
+($state, $msg) = as_error('mallory', 'dm', q{SELECT cosid_next('order')});
+ok(!defined $state, "after a restart, mallory's issues first") or diag($msg);
+($state, $msg) = as_error('alice', 'da', q{INSERT INTO ids SELECT 'after restart', cosid_next_many('order', 5000)});
+ok(!defined $state, "... and alice's 'order' still issues") or diag($msg);
+
+($state, $msg) = as_error('alice', 'da', q{
+	SELECT cosid_drop('order');
+	SELECT cosid_define('order', '{"strategy":"snowflake"}');
+	INSERT INTO ids SELECT 'defined again', cosid_next_many('order', 5000);
+});
+ok(!defined $state, "alice drops 'order' and defines it again with its old layout; it issues")
+  or diag($msg);
+is(as('alice', 'da', q{
+	SELECT (SELECT min(id) FROM ids WHERE phase = 'defined again') > (SELECT max(id) FROM ids WHERE phase <> 'defined again'),
+		   count(*) - count(DISTINCT id) FROM ids}),
+	't|0', "... above every id it issued before, none twice");
+
+# ---- 2. the same name and layout in dm is another generator
+# (mallory's own 'order' issued on epoch 0: he must forget its history to
+# go back to the default epoch, else its own ids could come again)
+($state) = as_error('mallory', 'dm', q{
+	BEGIN;
+	SELECT cosid_drop('order');
+	SELECT cosid_define('order', '{"strategy":"snowflake"}');
+	COMMIT;
+});
+is($state, '22023', "mallory's own 'order', dropped, cannot come back on the default epoch");
+as('mallory', 'dm', q{
+	SELECT cosid_drop('order', forget_history => true);
+	SELECT cosid_define('order', '{"strategy":"snowflake"}');
+	SELECT count(*) FROM (SELECT cosid_next_many('order', 20000)) x;
+});
+my $before = $node->safe_psql('da', q{SELECT issued FROM cosid_stats WHERE name = 'order'});
+as('alice', 'da', q{SELECT count(*) FROM (SELECT cosid_next_many('order', 1000)) x});
+as('mallory', 'dm', q{SELECT count(*) FROM (SELECT cosid_next_many('order', 20000)) x});
+is($node->safe_psql('da', q{SELECT issued FROM cosid_stats WHERE name = 'order'}), $before + 1000,
+	"alice's counts grow by her 1,000 ids only, not by mallory's 20,000");
+isnt(as('alice', 'da', q{SELECT identity FROM cosid.generator WHERE name = 'order'}),
+	as('mallory', 'dm', q{SELECT identity FROM cosid.generator WHERE name = 'order'}),
+	"the two generators named 'order' have identities of their own");
+
+# ---- 3. stats of this database only
+as('alice', 'da', q{
+	SELECT cosid_define('secret_plan', '{"strategy":"snowflake"}');
+	SELECT cosid_define('secret_seg', '{"strategy":"segment"}');
+	SELECT cosid_next('secret_plan'), cosid_next('secret_seg');
+});
+is(as('mallory', 'dm', q{SELECT count(*) FROM cosid.stats() WHERE name LIKE 'secret%'}), '0',
+	"cosid.stats() in dm does not list da's generators");
+is(as('mallory', 'dm', q{SELECT string_agg(DISTINCT name, ',') FROM cosid.stats()}), 'order',
+	"... only dm's own");
+is(as('alice', 'da', q{SELECT string_agg(name, ',' ORDER BY name) FROM cosid.stats()}),
+	'order,secret_plan,secret_seg', "and da's lists da's");
+
+# ---- 4. fair shares of cosid.max_generators (16): 8 each
+my $fill = join('', map { "SELECT cosid_define('m$_', '{\"strategy\":\"snowflake\"}');\n" } 1 .. 16);
+as('mallory', 'dm', $fill);
+# mallory takes every free entry (alice's three stay: they are hers, and
+# used in the last 10 seconds)
+as('alice', 'da', q{SELECT cosid_next('order'), cosid_next('secret_plan'), cosid_next('secret_seg')});
+my $mallory_got = 0;
+for my $i (1 .. 16)
+{
+	my ($s) = as_error('mallory', 'dm', "SELECT cosid_next('m$i')");
+	$mallory_got++ unless defined $s;
+}
+cmp_ok($mallory_got, '>=', 12, "mallory takes the free entries ($mallory_got of his 16 generators issue)");
+# alice: five more generators (eight in all), while mallory's are in use
+as('alice', 'da', join('', map { "SELECT cosid_define('a$_', '{\"strategy\":\"snowflake\"}');\n" } 1 .. 5));
+my @alice_failed;
+for my $i (1 .. 5)
+{
+	# (his calls fail once alice took his entries above his share)
+	as_error('mallory', 'dm', "SELECT cosid_next('m$_')") for 1 .. $mallory_got;
+	my ($s, $m) = as_error('alice', 'da', "SELECT cosid_next('a$i')");
+	push @alice_failed, "a$i: $s $m" if defined $s;
+}
+is(scalar(@alice_failed), 0, "alice's eight generators all issue while mallory keeps his entries busy")
+  or diag(join("\n", @alice_failed));
+my @m = (1 .. 16);
+my ($s, $m2, $err) = (undef, '', '');
+for my $i (@m)
+{
+	($s, $m2, $err) = as_error('mallory', 'dm', "SELECT cosid_next('m$i')");
+	last if defined $s;
+}
+is($s, '53200', 'mallory, at his share (8 of 16), cannot take another entry: 53200');
+like($err // '', qr/this database holds 8 of them, and its share is 8/, '... saying it is his share');
+($state, $msg) = as_error('alice', 'da', join('', map { "SELECT cosid_next('a$_');\n" } 1 .. 5)
+	  . q{SELECT cosid_next('order'), cosid_next('secret_plan'), cosid_next('secret_seg')});
+ok(!defined $state, "alice's eight generators still issue") or diag($msg);
+
+# ---- 5. pg_cosid/names stays bounded
+my $names = $node->data_dir . '/pg_cosid/names';
+sub names_size { return -s $names // 0; }
+sub names_inode { my @st = stat($names); return $st[1] // 0; }
+
+my $size = names_size();
+as('alice', 'da', q{SELECT cosid_next('a1'), cosid_next('a2')});
+$node->restart;
+as('alice', 'da', q{SELECT cosid_next('a1'), cosid_next('a2'), cosid_next('order')});
+is(names_size(), $size, "a generator's first use (after a restart) writes nothing to pg_cosid/names");
+
+my ($rewrites, $inode) = (0, names_inode());
+for my $i (1 .. 10)
+{
+	as('mallory', 'dm', "SELECT cosid_define('n$i', '{\"strategy\":\"snowflake\"}')");
+	my $now = names_inode();
+	$rewrites++ if $now != $inode;
+	$inode = $now;
+}
+cmp_ok($rewrites, '<=', 1, "10 new names: pg_cosid/names rewritten $rewrites time(s) (appended to otherwise)");
+
+my @sizes;
+for my $round (1 .. 10)
+{
+	my $sql = '';
+	for my $i (1 .. 100)
+	{
+		my $n = "churn_${round}_$i";
+		$sql .= "SELECT cosid_define('$n', '{\"strategy\":\"snowflake\"}'); SELECT cosid_next('$n'); SELECT cosid_drop('$n');\n";
+	}
+	as('mallory', 'dm', $sql);
+	push @sizes, names_size();
+}
+note('pg_cosid/names after each 100 cycles: ' . join(', ', @sizes));
+# Compaction rewrites the log with the live records when most of it is
+# superseded, and a database keeps at most 4 x cosid.max_generators names:
+# the size goes up and down, and the second 500 cycles never make it larger
+# than the first 500 did.
+my ($first, $second) = (0, 0);
+$first = $_ > $first ? $_ : $first for @sizes[ 0 .. 4 ];
+$second = $_ > $second ? $_ : $second for @sizes[ 5 .. 9 ];
+cmp_ok($second, '<=', $first, '1,000 define/issue/drop cycles of new names: pg_cosid/names stops growing');
+cmp_ok($second, '<', 40_000, '... and stays well below 120 bytes a name (1.2: 120,000 bytes)');
+($state, $msg) = as_error('alice', 'da', q{SELECT cosid_next('order'), cosid_next('a1')});
+ok(!defined $state, "alice's generators issue after mallory's churn") or diag($msg);
+
+# ---- 6. a copy is the same generator
+$node->safe_psql('postgres', 'CREATE DATABASE da_copy TEMPLATE da OWNER alice');
+as('alice', 'da', q{INSERT INTO ids SELECT 'da', cosid_next_many('order', 20000)});
+as('alice', 'da_copy', q{INSERT INTO ids SELECT 'copy', cosid_next_many('order', 20000)});
+as('alice', 'da', q{INSERT INTO ids SELECT 'da', cosid_next_many('order', 20000)});
+my $copy_ids = as('alice', 'da_copy', q{SELECT string_agg(id::text, ',') FROM ids WHERE phase = 'copy'});
+as('alice', 'da', qq{INSERT INTO ids SELECT 'copy', unnest(string_to_array('$copy_ids', ',')::bigint[])});
+is(as('alice', 'da', q{SELECT count(*), count(DISTINCT id) FROM ids}), '80000|80000',
+	'da and its copy (CREATE DATABASE TEMPLATE) issue one sequence of ids: none twice');
+
+$node->stop;
+done_testing();
