@@ -135,7 +135,11 @@ BEGIN
 		RAISE WARNING 'function % of the custom codec of cosid generator "%" is owned by role %', g.fn, g.name, g.fnowner
 			USING DETAIL = pg_catalog.format('A generator''s custom functions must be owned by its owner (%s) or by a superuser; its codec is refused (42501) until then.', g.owner),
 				  HINT = 'Give the function to the generator''s owner with ALTER FUNCTION ... OWNER TO.';
+	END LOOP;
+END
+$$;
 
+-------------------------------------------------------------------------------
 -- pg_dump and pg_restore by the database's owner (1.3).  The extension is
 -- created by a superuser; its tables and schema belong to that role.  What
 -- the database's owner (pg_database_owner) needs beyond reading:
