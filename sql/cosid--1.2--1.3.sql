@@ -206,8 +206,16 @@ $$;
 -- generator.  Generators defined before keep 1.2's state, which is their
 -- name's (identity 0): copies of a database made before this update go on
 -- sharing it.
+-- (A row of a 1.2 dump restored into 1.3 gets 0 too: it is a copy of one.)
 ALTER TABLE cosid.generator ADD COLUMN identity bigint NOT NULL DEFAULT 0;
-ALTER TABLE cosid.generator ALTER COLUMN identity DROP DEFAULT;
+
+-- The database part of a lease-store segment generator's shared counter
+-- (1.3): this database's name now, kept in the row so that a copy of the
+-- database, or the database renamed, goes on with the same counter.
+ALTER TABLE cosid.generator ADD COLUMN counter_database text;
+UPDATE cosid.generator SET counter_database = pg_catalog.current_database()
+WHERE strategy OPERATOR(pg_catalog.=) 'segment'
+  AND pg_catalog.lower(config OPERATOR(pg_catalog.->>) 'distributor') OPERATOR(pg_catalog.=) 'lease-store';
 
 -- cosid.stats() shows this database's entries only, with the identity of
 -- time-based ones, which the view matches to the catalog.

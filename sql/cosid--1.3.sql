@@ -409,8 +409,13 @@ CREATE TABLE cosid.generator (
 	codec_functions oid[] CHECK (cardinality(codec_functions) = 2),
 	-- whose state a time-based generator has on a server: random at
 	-- definition (the name's dropped one's when it has history), copied with
-	-- the database; 0: defined before 1.3, whose state is its name's
-	identity bigint NOT NULL,
+	-- the database; 0: defined before 1.3 (also a row of a 1.2 dump restored
+	-- here, a copy of one), whose state is its name's
+	identity bigint NOT NULL DEFAULT 0,
+	-- segments from the lease store: the database part of the shared
+	-- counter's name, this database's name at definition (a copy or a
+	-- renamed database keeps its counter)
+	counter_database text,
 	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
 	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );

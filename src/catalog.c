@@ -213,10 +213,10 @@ cosid_catalog_has_codec_functions(void)
  * identity (0: a generator's state is its name's, as in 1.2).
  */
 static const char *const read_sql[2][2] = {
-	{READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE,
-	READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8" READ_WHERE " FOR UPDATE"},
-	{READ_COLUMNS "codec_functions, identity" READ_WHERE,
-	READ_COLUMNS "codec_functions, identity" READ_WHERE " FOR UPDATE"},
+	{READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8, NULL::pg_catalog.text" READ_WHERE,
+	READ_COLUMNS "NULL::pg_catalog.oid[], 0::pg_catalog.int8, NULL::pg_catalog.text" READ_WHERE " FOR UPDATE"},
+	{READ_COLUMNS "codec_functions, identity, counter_database" READ_WHERE,
+	READ_COLUMNS "codec_functions, identity, counter_database" READ_WHERE " FOR UPDATE"},
 };
 
 /*
@@ -288,6 +288,10 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 				stored->codec_fns[i] = DatumGetObjectId(fns[i]);
 	}
 	stored->identity = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+	d = SPI_getbinval(tup, desc, 14, &isnull);
+	stored->counter_db[0] = '\0';
+	if (!isnull)
+		text_to_cstring_buffer(DatumGetTextPP(d), stored->counter_db, NAMEDATALEN);
 }
 
 bool

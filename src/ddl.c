@@ -466,10 +466,10 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[14] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID};
-	Datum		values[14];
-	char		nulls[14];
+	Oid			argtypes[15] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
+	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID, TEXTOID};
+	Datum		values[15];
+	char		nulls[15];
 	bool		owns = false;
 	bool		has_identity;
 
@@ -582,21 +582,33 @@ cosid_define(PG_FUNCTION_ARGS)
 	}
 	values[11] = BoolGetDatum(owns);
 	values[13] = Int64GetDatum(def.identity);
+
+	/*
+	 * A shared counter of the lease store is named after this database as it
+	 * is called now: a copy of the database, or the database renamed, keeps
+	 * using it (and no number it handed out comes again).
+	 */
+	nulls[14] = 'n';
+	if (def.strategy == COSID_STRATEGY_SEGMENT && def.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+	{
+		values[14] = CStringGetTextDatum(get_database_name(MyDatabaseId));
+		nulls[14] = ' ';
+	}
 	values[0] = CStringGetTextDatum(name);
 	values[12] = codec_functions_datum(rt, &nulls[12]);
 	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
 	if (cosid_catalog_exec(has_identity ?
 						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
 						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-						   "owns_sequence, codec_functions, identity) "
+						   "owns_sequence, codec_functions, identity, counter_database) "
 						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14)" :
+						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14, $15)" :
 						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
 						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
 						   "owns_sequence) "
 						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
 						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-						   has_identity ? 14 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+						   has_identity ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	cosid_catalog_changed_now();

@@ -150,6 +150,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	c->def.codec_fns[1] = stored.codec_fns[1];
 	c->def.codec_by_name = stored.codec_by_name;
 	c->def.identity = stored.identity;
+	memcpy(c->def.counter_db, stored.counter_db, NAMEDATALEN);
 	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;

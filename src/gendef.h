@@ -49,6 +49,9 @@ typedef struct CosidGenDef
 	 */
 	Oid			codec_fns[2];
 	bool		codec_by_name;
+	char		counter_db[NAMEDATALEN];	/* lease-store segments: the database
+											 * part of the shared counter's name,
+											 * fixed at define ("": this one's) */
 	int64		identity;		/* time-based: whose state (catalog; 0 for
 								 * generators defined before 1.3) */
 } CosidGenDef;

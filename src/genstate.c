@@ -429,8 +429,6 @@ names_read(Names *n)
 static void
 names_append(Names *n, NameRecord *r)
 {
-	int			fd;
-
 	record_crc(r);
 	names_put(n, r);
 	if (n->rewrite || n->in_file == 0 || n->in_file + 1 > 2 * n->count + 64)
@@ -448,25 +446,7 @@ names_append(Names *n, NameRecord *r)
 		n->rewrite = false;
 		return;
 	}
-	fd = OpenTransientFile(NAMES_FILE, O_WRONLY | O_APPEND | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", NAMES_FILE)));
-	errno = 0;
-	if (write(fd, r, sizeof(*r)) != sizeof(*r))
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", NAMES_FILE)));
-	}
-	if (pg_fsync(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync file \"%s\": %m", NAMES_FILE)));
-	CloseTransientFile(fd);
+	cosid_append_durably(NAMES_FILE, r, sizeof(*r));
 	n->in_file++;
 }
 

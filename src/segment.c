@@ -229,11 +229,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	const char *params[7];
 
 	/*
-	 * The counter is named by the namespace, this database's name and the
-	 * generator's name, and belongs to the generator's owner: names from
-	 * this server's catalogs, which no role of another database can choose.
+	 * The counter is named by the namespace, the database's name when the
+	 * generator was defined (kept in its row: a copy or a renamed database
+	 * goes on with the counter) and the generator's name, and belongs to the
+	 * generator's owner: names from this server's catalogs, which no role of
+	 * another database can choose.  A generator defined before 1.3 has no
+	 * database in its row: this database's name.
 	 */
-	if (dbname == NULL)
+	if (c->def.counter_db[0] == '\0' && dbname == NULL)
 	{
 		char	   *d = get_database_name(MyDatabaseId);
 
@@ -252,7 +255,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 				 errdetail("Its shared counter in the lease store belongs to the generator's owner, role OID %u.",
 						   c->def.owner)));
 	params[0] = cosid_namespace;
-	params[1] = dbname;
+	params[1] = c->def.counter_db[0] != '\0' ? c->def.counter_db : dbname;
 	params[2] = c->def.name;
 	params[3] = owner;
 	params[4] = step_s;

@@ -65,6 +65,29 @@ cosid_end_as_role(CosidAsRole *as)
 	SetUserIdAndSecContext(as->save_uid, as->save_ctx);
 }
 
+/* Write len bytes to fd (opened on path) and fsync it; ERROR on failure. */
+static void
+write_and_sync(int fd, const char *path, const void *data, size_t len)
+{
+	errno = 0;
+	if (write(fd, data, len) != (ssize_t) len)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", path)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", path)));
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", path)));
+}
+
 void
 cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len)
 {
@@ -74,24 +97,20 @@ cosid_write_durably(const char *path, const char *tmp, const void *data, size_t 
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", tmp)));
-	errno = 0;
-	if (write(fd, data, len) != (ssize_t) len)
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", tmp)));
-	}
-	if (pg_fsync(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync file \"%s\": %m", tmp)));
-	if (CloseTransientFile(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not close file \"%s\": %m", tmp)));
+	write_and_sync(fd, tmp, data, len);
 	(void) durable_rename(tmp, path, ERROR);
+}
+
+void
+cosid_append_durably(const char *path, const void *data, size_t len)
+{
+	int			fd = OpenTransientFile(path, O_WRONLY | O_APPEND | PG_BINARY);
+
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	write_and_sync(fd, path, data, len);
 }
 
 Oid

@@ -97,4 +97,7 @@ extern void cosid_ensure_state_dir(void);
 /* Write a file durably: tmp, fsync, atomic rename to path (ERROR on failure). */
 extern void cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len);
 
+/* Append len bytes to an existing file and fsync it. */
+extern void cosid_append_durably(const char *path, const void *data, size_t len);
+
 #endif							/* COSID_UTIL_H */

@@ -20,6 +20,9 @@
 #     good); a generator of that name in a database of the same name on
 #     server b owned by another role does the same; server b logging in as a
 #     store role that shares no role with srv_a uses a counter srv_a made.
+#  5. (not an attack) a copy of a database and the database renamed go on
+#     with its counters: a counter is named after the database as it was
+#     called when the generator was defined.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -243,6 +246,24 @@ is($state, '42501', 'server b as srv_c may not use it, not even with its owner\'
 is( $store->safe_psql('postgres', q{SELECT last_number < 1000 FROM cosid.segment_counter
 		WHERE database = 'shop' AND name = 'tickets2'}),
 	't', 'and could not move it');
+
+# ---- 5. a copy of the database, and the database renamed, keep the counter
+# (it is named after the database as it was called when the generator was
+# defined, kept in the generator's row)
+$sa->safe_psql('shop', q{CREATE TABLE t AS SELECT 'before' AS phase, n FROM cosid_next_many('tickets', 50) n});
+$sa->safe_psql('postgres', q{CREATE DATABASE shop_copy TEMPLATE shop});
+$sa->safe_psql('postgres', q{ALTER DATABASE shop RENAME TO shop_renamed});
+is($sa->safe_psql('shop_copy', q{SELECT counter_database FROM cosid.generator WHERE name = 'tickets'}),
+	'shop', 'a copy of shop keeps the counter\'s database name, shop');
+$sa->safe_psql('shop_copy', q{INSERT INTO t SELECT 'copy', n FROM cosid_next_many('tickets', 100) n});
+$sa->safe_psql('shop_renamed', q{INSERT INTO t SELECT 'renamed', n FROM cosid_next_many('tickets', 100) n});
+# the renamed database's rows (those from before the copy too) and the copy's new ones
+my $copy_t = $sa->safe_psql('shop_copy', q{SELECT string_agg(n::text, ',') FROM t WHERE phase = 'copy'});
+is($sa->safe_psql('shop_renamed', qq{SELECT count(*) - count(DISTINCT n) FROM
+		(SELECT n FROM t UNION ALL SELECT unnest(string_to_array('$copy_t', ','))::bigint) x}),
+	'0', 'the copy and the renamed database go on with one counter: no number twice');
+is($store->safe_psql('postgres', q{SELECT count(*) FROM cosid.segment_counter WHERE name = 'tickets'
+		AND database IN ('shop_copy', 'shop_renamed')}), '0', '... and no counter named after them');
 
 $sa->stop;
 $sb->stop;

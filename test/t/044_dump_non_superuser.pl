@@ -247,7 +247,7 @@ like($err, qr/WARNING:  01007: generator "f8" is restored as owned by role alice
 	'... with a warning that it is restored as hers');
 is($node->safe_psql('src', q{SELECT owner FROM cosid.generator WHERE name = 'f8'}), 'alice',
 	'... and alice owns it');
-$node->safe_psql('src', q{SELECT cosid_drop('f8'); DROP SCHEMA su CASCADE});
+$node->safe_psql('src', q{SELECT cosid_drop('f8', forget_history => true); DROP SCHEMA su CASCADE});
 is($node->safe_psql('src', $defs), $src{defs}, 'src: the refused rows left the catalog as it was');
 
 # ---- pg_dump as alice: custom and plain
