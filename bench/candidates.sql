@@ -18,6 +18,8 @@ INSERT INTO bench_call (label, expr, role, chart, min_version) VALUES
 	('uuidv7()',             'uuidv7()',              'reference', true,  180000),
 	('gen_ulid()',           'gen_ulid()',            NULL,        true,  NULL),
 	('gen_ulid_monotonic()', 'gen_ulid_monotonic()',  NULL,        true,  NULL),
+	('gen_uuidv7()',         'gen_uuidv7()',          NULL,        true,  NULL),
+	('gen_uuidv7_monotonic()', 'gen_uuidv7_monotonic()', NULL,     true,  NULL),
 	-- on bench_wide (15 sequence bits, setup.sql): 32,768 ids a millisecond,
 	-- so that the cap of SNOWFLAKE_MS (4,096 a millisecond, 244 ns an id)
 	-- is not what is measured; the cap is measured under "throughput"
@@ -26,13 +28,13 @@ INSERT INTO bench_call (label, expr, role, chart, min_version) VALUES
 	-- to_hex of an id (DESIGN: "per-call cost <= 1 x to_hex(id)'s"): the same
 	-- id expression the encoder gets, so neither pays for the other's input
 	('to_hex(id)',           'to_hex(g::bigint * 9176500767786)', 'reference', false, NULL),
-	('cosid_encode radix-62', 'cosid_encode(g::bigint * 9176500767786, ''[{"radix": {"radix": 62}}]'')',
+	('cosid_encode radix-62', 'cosid_encode_with(g::bigint * 9176500767786, ''[{"radix": {"radix": 62}}]'')',
 							 NULL, false, NULL),
-	('cosid_decode radix-62', 'cosid_decode(''AzL8n0Y58m7'', ''[{"radix": {"radix": 62}}]''::jsonb)',
+	('cosid_decode radix-62', 'cosid_decode_with(''AzL8n0Y58m7'', ''[{"radix": {"radix": 62}}]''::jsonb)',
 							 NULL, false, NULL),
-	('cosid_encode friendly', 'cosid_encode(g::bigint * 9176500767786, ''[{"friendly": {"zone": "Asia/Shanghai"}}]'')',
+	('cosid_encode friendly', 'cosid_encode_with(g::bigint * 9176500767786, ''[{"friendly": {"zone": "Asia/Shanghai"}}]'')',
 							 NULL, false, NULL),
-	('cosid_decode friendly', 'cosid_decode(''20261027153012123-0003-0017'', ''[{"friendly": {"zone": "Asia/Shanghai"}}]''::jsonb)',
+	('cosid_decode friendly', 'cosid_decode_with(''20261027153012123-0003-0017'', ''[{"friendly": {"zone": "Asia/Shanghai"}}]''::jsonb)',
 							 NULL, false, NULL);
 
 -- Per-call targets (DESIGN section 5): label's per-call cost at most ratio
@@ -42,6 +44,10 @@ INSERT INTO bench_call_target (label, ratio, ref) VALUES
 	('gen_ulid()',             0.05, 'uuidv7()'),
 	('gen_ulid_monotonic()',   0.10, 'gen_random_uuid()'),
 	('gen_ulid_monotonic()',   0.10, 'uuidv7()'),
+	('gen_uuidv7()',           0.05, 'gen_random_uuid()'),
+	('gen_uuidv7()',           0.05, 'uuidv7()'),
+	('gen_uuidv7_monotonic()', 0.05, 'gen_random_uuid()'),
+	('gen_uuidv7_monotonic()', 0.05, 'uuidv7()'),
 	('cosid_next (snowflake, 15-bit seq)', 0.25, 'nextval(''bench_seq'')'),
 	('cosid_next (segment)',   0.10, 'nextval(''bench_seq'')'),
 	('cosid_encode radix-62',  1.00, 'to_hex(id)'),
@@ -60,6 +66,8 @@ INSERT INTO bench_pk (label, coltype, expr, target_mb, size_ref, insert_ratio, i
 	('gen_ulid()',           'ulid',      'gen_ulid()',           NULL, NULL,       NULL, NULL,        true,  NULL),
 	('gen_random_uuid()',    'uuid',      'gen_random_uuid()',    NULL, NULL,       NULL, NULL,        false, NULL),
 	('uuidv7()',             'uuid',      'uuidv7()',             NULL, NULL,       NULL, NULL,        false, 180000),
+	('gen_uuidv7()',         'uuid',      'gen_uuidv7()',         31,   'uuidv7()', NULL, NULL,        true,  NULL),
+	('gen_uuidv7_monotonic()', 'uuid',    'gen_uuidv7_monotonic()', 31, 'uuidv7()', NULL, NULL,        true,  NULL),
 	('cosid_next (snowflake)', 'bigint',  'cosid_next(''bench_snow'')', NULL, NULL, 1.0,  'bigserial', true,  NULL);
 
 -- Throughput of one backend against the layout's cap (2^seq-bits ids a

@@ -169,7 +169,7 @@ PAIR_IDS=200000
 PAIR_TX=$(((PAIR_TX + 1) / 2 * 2)) # even: two clients share them
 echo "SELECT count(cosid_next('bench_wide')) FROM (SELECT generate_series(1, $PAIR_IDS)) g;" >"$WORK/sql/pair.pgb"
 [ "$(id -u)" -ne 0 ] || chown postgres "$WORK/sql/pair.pgb"
-seq_waits() { bench_psql -c "SELECT seq_waits FROM cosid_stats WHERE name = 'bench_wide'"; }
+seq_waits() { bench_psql -c "SELECT seq_waits FROM cosid.generator_stats WHERE name = 'bench_wide'"; }
 PM_PID=$(head -n1 "$DATA/postmaster.pid")
 TCK=$(getconf CLK_TCK)
 reaped_ticks() { awk '{ print $16 + $17 }' "/proc/$PM_PID/stat"; }
@@ -256,7 +256,7 @@ for c in 1 2; do
 		"$(thousands "$(median "${pair_rate[$c]}")")" "$(median "${pair_cpus[$c]}")" \
 		"$(thousands "$(median "${pair_eff[$c]}")")" "${pair_rate[$c]}"
 done
-echo "the generator waited for its sequence $((waits1 - waits0)) times during these runs (cosid_stats.seq_waits)"
+echo "the generator waited for its sequence $((waits1 - waits0)) times during these runs (cosid.generator_stats.seq_waits)"
 
 echo
 echo "== pgbench: 2 clients, one-row INSERTs, ${PGBENCH_SECONDS} s, median tps of 3 interleaved runs"

@@ -34,7 +34,7 @@ ORDER BY p.proname, p.oid::regprocedure::text;
 
 -- what the issue reports: the STABLE forms are refused in an index expression
 CREATE TABLE codes (code text PRIMARY KEY, what text);
-CREATE INDEX ON codes (cosid_decode(code, '[{"radix": 62}]'::jsonb));
+CREATE INDEX ON codes (cosid_decode_with(code, '[{"radix": 62}]'::jsonb));
 DROP TABLE codes;
 
 -- two untyped literals resolve (there is no (name, text) form to prefer)
@@ -68,9 +68,9 @@ CREATE FUNCTION unhexid(text) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARAL
 SELECT pg_temp.err($$SELECT cosid_encode_immutable(255, '[{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}]')$$) AS custom;
 SELECT pg_temp.err($$SELECT cosid_decode_immutable('h-ff', '[{"custom": {"encode": "public.hexid(bigint)", "decode": "public.unhexid(text)"}}, {"prefix": "h-"}]')$$) AS custom_qualified;
 -- ... while the STABLE forms take every one of these lists
-SELECT cosid_encode(255, '[{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}]') AS stable_custom,
-	   cosid_encode(0, '[{"friendly": {"zone": "Asia/Shanghai"}}]') AS stable_friendly_zone,
-	   cosid_encode(3844, '[{"radix": 62}, {"date-prefix": {}}]') ~ '^[0-9]{8}100$' AS stable_date_prefix;
+SELECT cosid_encode_with(255, '[{"custom": {"encode": "hexid(bigint)", "decode": "unhexid(text)"}}]') AS stable_custom,
+	   cosid_encode_with(0, '[{"friendly": {"zone": "Asia/Shanghai"}}]') AS stable_friendly_zone,
+	   cosid_encode_with(3844, '[{"radix": 62}, {"date-prefix": {}}]') ~ '^[0-9]{8}100$' AS stable_date_prefix;
 DROP FUNCTION hexid(bigint), unhexid(text);
 -- the refusal as a user sees it, with the hint
 SELECT cosid_encode_immutable(1, '[{"radix": 62}, {"date-prefix": {"pattern": "yyMMdd"}}, {"prefix": "O"}]');
@@ -136,7 +136,7 @@ BEGIN
 	IF imm THEN
 		RETURN cosid_encode_immutable(id, codec);
 	END IF;
-	RETURN cosid_encode(id, codec);
+	RETURN cosid_encode_with(id, codec);
 EXCEPTION WHEN others THEN
 	RETURN 'ERROR ' || SQLSTATE || ' ' || SQLERRM;
 END $$;
@@ -145,7 +145,7 @@ BEGIN
 	IF imm THEN
 		RETURN cosid_decode_immutable(txt, codec);
 	END IF;
-	RETURN cosid_decode(txt, codec);
+	RETURN cosid_decode_with(txt, codec);
 EXCEPTION WHEN others THEN
 	RETURN 'ERROR ' || SQLSTATE || ' ' || SQLERRM;
 END $$;
@@ -188,11 +188,11 @@ SET DateStyle = 'SQL, DMY';
 SET search_path = pg_catalog, public;
 SELECT count(*) AS ids,
 	   count(*) FILTER (WHERE cosid_encode_immutable(id, '[{"radix": 62}]')
-						IS DISTINCT FROM cosid_encode(id, '[{"radix": 62}]'::jsonb)) AS radix_different,
-	   count(*) FILTER (WHERE cosid_decode_immutable(cosid_encode(id, '[{"radix": 62}]'::jsonb), '[{"radix": 62}]') <> id) AS radix_wrong,
+						IS DISTINCT FROM cosid_encode_with(id, '[{"radix": 62}]'::jsonb)) AS radix_different,
+	   count(*) FILTER (WHERE cosid_decode_immutable(cosid_encode_with(id, '[{"radix": 62}]'::jsonb), '[{"radix": 62}]') <> id) AS radix_wrong,
 	   count(*) FILTER (WHERE cosid_encode_immutable(id, '[{"friendly": {}}, {"suffix": "Z"}]')
-						IS DISTINCT FROM cosid_encode(id, '[{"friendly": {}}, {"suffix": "Z"}]'::jsonb)) AS friendly_different,
-	   count(*) FILTER (WHERE cosid_decode_immutable(cosid_encode(id, '[{"friendly": {}}]'::jsonb), '[{"friendly": {}}]') <> id) AS friendly_wrong
+						IS DISTINCT FROM cosid_encode_with(id, '[{"friendly": {}}, {"suffix": "Z"}]'::jsonb)) AS friendly_different,
+	   count(*) FILTER (WHERE cosid_decode_immutable(cosid_encode_with(id, '[{"friendly": {}}]'::jsonb), '[{"friendly": {}}]') <> id) AS friendly_wrong
 FROM ids WHERE id >= 0;
 RESET DateStyle;
 RESET search_path;
@@ -237,7 +237,7 @@ SET enable_bitmapscan = off;
 SELECT count(*) AS found_by_index FROM imm_orders o
 WHERE (SELECT count(*) FROM imm_orders x
 	   WHERE cosid_decode_immutable(x.code, '[{"radix": 62}, {"prefix": "O-"}]') =
-			 cosid_decode(o.code, '[{"radix": 62}, {"prefix": "O-"}]'::jsonb)) = 1;
+			 cosid_decode_with(o.code, '[{"radix": 62}, {"prefix": "O-"}]'::jsonb)) = 1;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 -- a text the list does not decode cannot be inserted while the index exists
@@ -268,7 +268,7 @@ INSERT INTO imm_tickets (id) VALUES (1), (36), (1295), (46655), (922337203685477
 SELECT id, code FROM imm_tickets ORDER BY id;
 SELECT pg_temp.err($$INSERT INTO imm_tickets (id) VALUES (-1)$$) AS negative_id;
 -- the STABLE form is refused there
-SELECT pg_temp.err($$CREATE TABLE t_stable (id bigint, code text GENERATED ALWAYS AS (cosid_encode(id, '[{"radix": 36}]'::jsonb)) STORED)$$) AS stable_generated;
+SELECT pg_temp.err($$CREATE TABLE t_stable (id bigint, code text GENERATED ALWAYS AS (cosid_encode_with(id, '[{"radix": 36}]'::jsonb)) STORED)$$) AS stable_generated;
 
 -- ---------- CHECK constraints ----------
 CREATE TABLE imm_coupons (

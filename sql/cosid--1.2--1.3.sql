@@ -219,6 +219,8 @@ WHERE strategy OPERATOR(pg_catalog.=) 'segment'
 
 -- cosid.stats() shows this database's entries only, with the identity of
 -- time-based ones, which the view matches to the catalog.
+-- (The view moves to schema cosid as generator_stats, where schema tools
+-- leave it alone: a tool that diffs schema public tried to drop it.)
 DROP VIEW cosid_stats;
 DROP FUNCTION cosid.stats();
 CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
@@ -231,7 +233,7 @@ CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigi
 	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cosid.stats() IS 'the shared-memory entries of this database''s generators since the server started';
 
-CREATE VIEW cosid_stats AS
+CREATE VIEW cosid.generator_stats AS
 	SELECT g.name, g.strategy,
 		   coalesce(s.issued, 0) AS issued,
 		   coalesce(s.seq_waits, 0) AS seq_waits,
@@ -248,7 +250,7 @@ CREATE VIEW cosid_stats AS
 		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
 		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
 		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;
-COMMENT ON VIEW cosid_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
+COMMENT ON VIEW cosid.generator_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
 
 -------------------------------------------------------------------------------
 -- The lease store authenticates servers (1.3).  A lease belongs to the role
@@ -632,3 +634,28 @@ END
 $$;
 REVOKE ALL ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) FROM PUBLIC;
 COMMENT ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers from the counter of a namespace, database and generator name, above every number it handed out and at least start; only for the generator''s owner and the store role that created the counter (grant EXECUTE to a role of the servers that share counters)';
+
+-- Native uuid ids (1.3): RFC 9562 version 7, from the same CSPRNG batches as
+-- gen_ulid(), and a monotonic form under gen_ulid_monotonic()'s mark.
+CREATE FUNCTION gen_uuidv7() RETURNS uuid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_uuidv7() IS 'a new RFC 9562 version 7 uuid: the current millisecond and 74 CSPRNG bits';
+
+CREATE FUNCTION gen_uuidv7_monotonic() RETURNS uuid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_uuidv7_monotonic() IS 'a new version 7 uuid greater than every uuid this function made before on this server (needs shared_preload_libraries)';
+
+CREATE FUNCTION uuidv7_time(uuid) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuidv7_time(uuid) IS 'the time of a version 7 (or 1) uuid, as PostgreSQL 18''s uuid_extract_timestamp gives it; NULL for other versions';
+
+-- Names drivers cannot misread (1.3).  Drivers send parameters of no
+-- declared type; with two forms of one name, cosid_encode($1, $2) was "not
+-- unique", cosid_decode($1, $2) took the generator form for a codec list,
+-- and cosid_unpack($1, $2) took an id sent as text for id text.  The
+-- generator forms keep the names; the others are renamed (their OIDs, and so
+-- views and constraints that call them, stay).
+ALTER FUNCTION cosid_encode(bigint, jsonb) RENAME TO cosid_encode_with;
+ALTER FUNCTION cosid_decode(text, jsonb) RENAME TO cosid_decode_with;
+ALTER FUNCTION cosid_unpack(text, text) RENAME TO cosid_unpack_text;
+COMMENT ON FUNCTION cosid_unpack_text(text, text) IS 'when, where and in what order an id given as text (through its generator''s codec) was made';

@@ -157,6 +157,20 @@ CREATE FUNCTION gen_ulid_monotonic() RETURNS ulid
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION gen_ulid_monotonic() IS 'a new ULID greater than every ULID this function made before on this server (needs shared_preload_libraries)';
 
+-- Native uuid ids (1.3): RFC 9562 version 7, from the same CSPRNG batches as
+-- gen_ulid(), and a monotonic form under gen_ulid_monotonic()'s mark.
+CREATE FUNCTION gen_uuidv7() RETURNS uuid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_uuidv7() IS 'a new RFC 9562 version 7 uuid: the current millisecond and 74 CSPRNG bits';
+
+CREATE FUNCTION gen_uuidv7_monotonic() RETURNS uuid
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION gen_uuidv7_monotonic() IS 'a new version 7 uuid greater than every uuid this function made before on this server (needs shared_preload_libraries)';
+
+CREATE FUNCTION uuidv7_time(uuid) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuidv7_time(uuid) IS 'the time of a version 7 (or 1) uuid, as PostgreSQL 18''s uuid_extract_timestamp gives it; NULL for other versions';
+
 -------------------------------------------------------------------------------
 -- ulid next to uuid (1.2): ulid and uuid compared with each other, indexes
 -- that serve either, ulid text from text and varchar parameters.
@@ -578,10 +592,12 @@ CREATE FUNCTION cosid_unpack(name text, id bigint,
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_unpack(text, bigint) IS 'when, where and in what order an id was made';
 
-CREATE FUNCTION cosid_unpack(name text, txt text,
-							 OUT "time" timestamptz, OUT node integer, OUT seq bigint)
+-- (1.3: a name of its own, so that cosid_unpack($1, $2) with parameters of
+-- no declared type always means the id form, whose id may come as text)
+CREATE FUNCTION cosid_unpack_text(name text, txt text,
+								  OUT "time" timestamptz, OUT node integer, OUT seq bigint)
 	AS 'MODULE_PATHNAME', 'cosid_unpack_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cosid_unpack(text, text) IS 'when, where and in what order an id given as text was made';
+COMMENT ON FUNCTION cosid_unpack_text(text, text) IS 'when, where and in what order an id given as text (through its generator''s codec) was made';
 
 CREATE FUNCTION cosid_pack(name text, "time" timestamptz, node integer DEFAULT 0, seq bigint DEFAULT 0)
 	RETURNS bigint
@@ -612,7 +628,8 @@ CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigi
 	AS 'MODULE_PATHNAME', 'cosid_stats' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cosid.stats() IS 'the shared-memory entries of this database''s generators since the server started';
 
-CREATE VIEW cosid_stats AS
+-- (1.3: in schema cosid, where schema tools leave it alone)
+CREATE VIEW cosid.generator_stats AS
 	SELECT g.name, g.strategy,
 		   coalesce(s.issued, 0) AS issued,
 		   coalesce(s.seq_waits, 0) AS seq_waits,
@@ -629,7 +646,7 @@ CREATE VIEW cosid_stats AS
 		 AND s.epoch_ms IS NOT DISTINCT FROM g.epoch_ms AND s.unit_ms IS NOT DISTINCT FROM g.unit_ms
 		 AND s.time_bits IS NOT DISTINCT FROM g.time_bits AND s.node_bits IS NOT DISTINCT FROM g.node_bits
 		 AND s.seq_bits IS NOT DISTINCT FROM g.seq_bits;
-COMMENT ON VIEW cosid_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
+COMMENT ON VIEW cosid.generator_stats IS 'per generator of this database since the server started: ids issued, waits, clock borrows and failures, segment fetches';
 
 -------------------------------------------------------------------------------
 -- Codecs: ids to text and back.
@@ -643,13 +660,16 @@ CREATE FUNCTION cosid_decode(name text, txt text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'cosid_decode_named' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_decode(text, text) IS 'the id a text stands for, through its generator''s codec';
 
-CREATE FUNCTION cosid_encode(id bigint, codec jsonb) RETURNS text
+-- An inline codec list (1.3: names of their own, so that cosid_encode($1, $2)
+-- and cosid_decode($1, $2) with parameters of no declared type always mean
+-- the generator forms)
+CREATE FUNCTION cosid_encode_with(id bigint, codec jsonb) RETURNS text
 	AS 'MODULE_PATHNAME', 'cosid_encode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cosid_encode(bigint, jsonb) IS 'a number as text, through any codec list';
+COMMENT ON FUNCTION cosid_encode_with(bigint, jsonb) IS 'a number as text, through any codec list';
 
-CREATE FUNCTION cosid_decode(txt text, codec jsonb) RETURNS bigint
+CREATE FUNCTION cosid_decode_with(txt text, codec jsonb) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'cosid_decode_adhoc' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cosid_decode(text, jsonb) IS 'the number a text stands for, through any codec list';
+COMMENT ON FUNCTION cosid_decode_with(text, jsonb) IS 'the number a text stands for, through any codec list';
 
 -------------------------------------------------------------------------------
 -- Leases: when this database is the lease store of several servers.
@@ -901,7 +921,7 @@ COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'g
 -- for index expressions, generated columns and CHECK constraints.
 -------------------------------------------------------------------------------
 
--- The same text as cosid_encode(bigint, jsonb) and cosid_decode(text, jsonb),
+-- The same text as cosid_encode_with(bigint, jsonb) and cosid_decode_with(text, jsonb),
 -- for lists whose text depends on the input alone: radix, prefix, suffix,
 -- grouped, and friendly in UTC.  Binding the list refuses every other item
 -- (22023, with its JSON path): date-prefix (the clock, or a generator's

@@ -93,8 +93,8 @@ SELECT (cosid_unpack('snow', cosid_next('snow'))).node AS node_is_slot;
 SELECT abs(extract(epoch FROM (cosid_unpack('snow', cosid_next('snow'))).time - clock_timestamp())) < 5 AS time_is_now;
 SELECT cosid_next_text('snow') ~ '^[0-9]{18,19}$' AS decimal_text;
 SELECT cosid_next_text('token') ~ '^[0-9]{20,25}$' AS cosid80_decimal_text;
-SELECT (cosid_unpack('token', cosid_next_text('token'))).node AS cosid80_node;
-SELECT abs(extract(epoch FROM (cosid_unpack('token', cosid_next_text('token'))).time - clock_timestamp())) < 5 AS cosid80_time_is_now;
+SELECT (cosid_unpack_text('token', cosid_next_text('token'))).node AS cosid80_node;
+SELECT abs(extract(epoch FROM (cosid_unpack_text('token', cosid_next_text('token'))).time - clock_timestamp())) < 5 AS cosid80_time_is_now;
 SELECT pg_temp.err($$SELECT cosid_next('token')$$);
 SELECT pg_temp.err($$SELECT cosid_next_int('token')$$);
 SELECT pg_temp.err($$SELECT cosid_next_many('token', 3)$$);
@@ -150,7 +150,7 @@ SELECT cosid_pack('snow', '2019-12-24 16:00:00+00') AS lowest;
 SELECT cosid_pack('secs', '2020-01-01 00:00:00.999+00') = cosid_pack('secs', '2020-01-01 00:00:00+00') AS seconds_truncate;
 SELECT * FROM cosid_unpack('custom', cosid_pack('custom', '2025-06-01 12:00:00+00', 4095, 1048575));
 SELECT * FROM cosid_unpack('fuzzy', cosid_pack('fuzzy', '2026-01-01 00:00:00+00', 3, 200));
-SELECT * FROM cosid_unpack('token', '1208925819614629174706175');
+SELECT * FROM cosid_unpack_text('token', '1208925819614629174706175');
 SELECT pg_temp.err($$SELECT cosid_pack('snow', '2019-12-24 15:59:59+00')$$);
 SELECT pg_temp.err($$SELECT cosid_pack('snow', '2090-01-01 00:00:00+00')$$);
 SELECT pg_temp.err($$SELECT cosid_pack('snow', 'infinity')$$);
@@ -161,10 +161,10 @@ SELECT pg_temp.err($$SELECT cosid_pack('token', now())$$);
 SELECT pg_temp.err($$SELECT cosid_unpack('snow', -1)$$);
 SELECT pg_temp.err($$SELECT cosid_unpack('custom', 4611686018427387904)$$);
 SELECT (cosid_unpack('fuzzy', 9223372036854775807)).seq AS fuzzy_uses_all_63_bits;
-SELECT pg_temp.err($$SELECT cosid_unpack('snow', 'abc')$$);
-SELECT pg_temp.err($$SELECT cosid_unpack('snow', '-5')$$);
-SELECT pg_temp.err($$SELECT cosid_unpack('token', '1208925819614629174706176')$$);
-SELECT pg_temp.err($$SELECT cosid_unpack('token', '340282366920938463463374607431768211456')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack_text('snow', 'abc')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack_text('snow', '-5')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack_text('token', '1208925819614629174706176')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack_text('token', '340282366920938463463374607431768211456')$$);
 -- range scans by time without a timestamp column
 SELECT count(*) = 50000 AS all_made_since_a_minute_ago
 FROM many WHERE id >= cosid_pack('snow', now() - interval '1 minute');
@@ -222,7 +222,7 @@ SELECT pg_temp.err($$SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "epo
 -- an earlier epoch: every id of the new layout is above the old ones
 SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S", "epoch": "2000-01-01T00:00:00Z"}');
 SELECT cosid_next('secs') > :before_relayout AS above_the_old_layout;
-SELECT name, issued FROM cosid_stats WHERE name = 'secs';
+SELECT name, issued FROM cosid.generator_stats WHERE name = 'secs';
 -- and the old layout cannot come back: its ids are now all below
 SELECT cosid_drop('secs');
 SELECT pg_temp.err($$SELECT cosid_define('secs', '{"layout": "SNOWFLAKE_S"}')$$);
@@ -259,7 +259,7 @@ DROP ROLE cosid_alice, cosid_bob;
 -- the counters
 SELECT name, strategy, issued > 0 AS issued, seq_waits >= 0 AS seq_waits,
 	   clock_borrows, clock_waits, clock_failures
-FROM cosid_stats WHERE name IN ('snow', 'token', 'custom') ORDER BY name;
+FROM cosid.generator_stats WHERE name IN ('snow', 'token', 'custom') ORDER BY name;
 
 -- what each generator function promises the planner
 SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict, p.prosecdef

@@ -42,7 +42,7 @@ SELECT count(*), min(x), max(x), max(x) - min(x) + 1 = count(*) AS dense
 FROM cosid_next_many('seg', 1000) x;
 SELECT cosid_next('seg') AS after_many;
 SELECT cosid_next_text('seg') AS as_text, cosid_next_int('seg') AS as_int;
-SELECT name, issued, segment_fetches, segment_waits, clock_borrows FROM cosid_stats;
+SELECT name, issued, segment_fetches, segment_waits, clock_borrows FROM cosid.generator_stats;
 -- a start and the default step
 SELECT cosid_define('from1000', '{"strategy": "segment", "start": 1000}');
 SELECT cosid_next('from1000'), cosid_next('from1000');
@@ -134,7 +134,7 @@ SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec"
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec": [{"grouped": {}}]}')$$);
 SELECT pg_temp.err($$SELECT cosid_define('bad', '{"strategy": "segment", "codec": [{"date-prefix": {"source": "ID_TIME"}}]}')$$);
 SELECT pg_temp.err($$SELECT cosid_unpack('seg', 5)$$);
-SELECT pg_temp.err($$SELECT cosid_unpack('seg', '5')$$);
+SELECT pg_temp.err($$SELECT cosid_unpack_text('seg', '5')$$);
 SELECT pg_temp.err($$SELECT cosid_pack('seg', now())$$);
 SELECT count(*) AS nothing_bad_was_stored FROM cosid.generator WHERE name = 'bad';
 
@@ -209,7 +209,7 @@ RESET ROLE;
 SELECT pg_temp.err_detail($$SELECT cosid_next('shared')$$);
 SELECT pg_temp.err_detail($$SELECT cosid_next_text('shared_daily')$$);
 SELECT pg_temp.err_detail($$SELECT count(*) FROM cosid_next_many('shared_int', 10)$$);
-SELECT issued, segment_fetches FROM cosid_stats WHERE name = 'shared';
+SELECT issued, segment_fetches FROM cosid.generator_stats WHERE name = 'shared';
 -- alter: the step and reserve may change; the distributor may not
 SELECT cosid_alter('shared', '{"step": 50, "reserve": 7}');
 SELECT config->'step' AS step, config->'reserve' AS reserve FROM cosid.generator WHERE name = 'shared';

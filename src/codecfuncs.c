@@ -245,20 +245,19 @@ cosid_decode_named(PG_FUNCTION_ARGS)
 	CosidId		id;
 
 	/*
-	 * cosid_decode('text', '[...]') with two untyped literals resolves to
-	 * this form (name, text), not to (text, jsonb): say so when the name is
-	 * unknown and the "text" looks like a codec list.
+	 * cosid_decode('text', '[...]') is this form (name, text): say so when
+	 * the name is unknown and the "text" looks like a codec list.
 	 */
 	c = cosid_lookup_hinted(fcinfo, PG_GETARG_TEXT_PP(0), false,
 							VARSIZE_ANY_EXHDR(txt) > 0 && *VARDATA_ANY(txt) == '[' ?
-							"To decode with a codec list, make it jsonb: cosid_decode(txt, '[...]'::jsonb)." :
+							"To decode with a codec list, call cosid_decode_with(txt, codec)." :
 							NULL);
 
 	if (c->def.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
-				 errhint("Use cosid_unpack(name, text) to read them.")));
+				 errhint("Use cosid_unpack_text(name, text) to read them.")));
 	cosid_codec_decode(c->codec, txt, &id);
 	PG_RETURN_INT64(id.id);
 }

@@ -111,7 +111,7 @@ cosid_unpack(PG_FUNCTION_ARGS)
 	CosidId		id;
 
 	check_time_based(c, "cosid_unpack()");
-	cosid_check_not_cosid80(c, "cosid_unpack(name, text)");
+	cosid_check_not_cosid80(c, "cosid_unpack_text(name, text)");
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(1);
 	if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
@@ -127,7 +127,7 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	CosidGenCache *c = cosid_lookup(fcinfo, PG_GETARG_TEXT_PP(0), false);
 	CosidId		id;
 
-	check_time_based(c, "cosid_unpack()");
+	check_time_based(c, "cosid_unpack_text()");
 	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
 	if (!id.wide)
 	{
@@ -154,7 +154,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 	int64		time;
 
 	check_time_based(c, "cosid_pack()");
-	cosid_check_not_cosid80(c, "cosid_unpack(name, text) to read cosid80 ids");
+	cosid_check_not_cosid80(c, "cosid_unpack_text(name, text) to read cosid80 ids");
 	if (TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),

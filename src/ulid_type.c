@@ -1,14 +1,16 @@
 /*
  * ulid_type.c - the ulid type: I/O, comparison (with itself and with uuid),
- * hashing, sort support, time conversions and the two generators.
+ * hashing, sort support, time conversions and the two generators; and the
+ * two generators of version 7 uuids, with uuidv7_time().
  *
  * A ulid is 16 bytes passed by reference, laid out exactly as uuid is, so
  * ulid <-> uuid casts need no function.  Ordering is memcmp order, which for
  * a big-endian time-first value is creation order, and which is uuid's order
  * too: ulid and uuid compare with each other byte for byte, and hash alike.
  *
- * Owns: the type's functions, gen_ulid_monotonic()'s shared last ULID and
- * its mark file (pg_cosid/ulid.state).
+ * Owns: the type's functions, gen_ulid_monotonic()'s and
+ * gen_uuidv7_monotonic()'s shared last ids and their mark file
+ * (pg_cosid/ulid.state).
  * Must not: depend on generators, slots or the catalog.
  */
 #include "ulid_type.h"
@@ -54,6 +56,8 @@ typedef struct UlidShared
 	bool		loaded;			/* the mark was read from its file */
 	int64		mark_ms;
 	uint8		last[ULID_BYTES];
+	uint8		last_uuid7[ULID_BYTES];	/* gen_uuidv7_monotonic()'s, under
+										 * the same mark */
 } UlidShared;
 
 static UlidShared *ulid_shared = NULL;
@@ -102,6 +106,9 @@ PG_FUNCTION_INFO_V1(ulid_from_time);
 PG_FUNCTION_INFO_V1(ulid_parts);
 PG_FUNCTION_INFO_V1(gen_ulid);
 PG_FUNCTION_INFO_V1(gen_ulid_monotonic);
+PG_FUNCTION_INFO_V1(gen_uuidv7);
+PG_FUNCTION_INFO_V1(gen_uuidv7_monotonic);
+PG_FUNCTION_INFO_V1(uuidv7_time);
 
 /* ---------- I/O ---------- */
 
@@ -651,6 +658,8 @@ load_mark(void)
 		SpinLockAcquire(&ulid_shared->lock);
 		if ((int64) ulid_time_ms(ulid_shared->last) < mark)
 			ulid_build((uint64) mark, zero, ulid_shared->last);
+		if ((int64) ulid_time_ms(ulid_shared->last_uuid7) < mark)
+			uuid7_build((uint64) mark, zero, ulid_shared->last_uuid7);
 		ulid_shared->mark_ms = mark;
 		ulid_shared->loaded = true;
 		SpinLockRelease(&ulid_shared->lock);
@@ -691,24 +700,26 @@ extend_mark(int64 t_ms, bool wait)
 	LWLockRelease(ulid_mark_lock);
 }
 
+/* One monotonic step of a 128-bit time-first id (ulid or UUIDv7). */
+typedef UlidMonoResult (*MonoStep) (uint8_t last[ULID_BYTES], uint64_t now_ms,
+									const uint8_t rnd[ULID_RAND_BYTES],
+									uint8_t out[ULID_BYTES]);
+
 /*
  * Strictly increasing across every backend and across restarts and crashes:
- * the time part is the clock's, or the last ULID's when the clock is behind
- * it (after a restart with the clock set back: the mark's), and the 80-bit
- * part goes on from the last one.  A ULID uses a time only below the mark on
- * disk; the backend that comes near it moves it on (once or twice a second
- * under load, a small file write), and others wait only if it falls behind.
+ * the time part is the clock's, or the last id's when the clock is behind
+ * it (after a restart with the clock set back: the mark's), and the random
+ * part goes on from the last one (step).  An id uses a time only below the
+ * mark on disk; the backend that comes near it moves it on (once or twice a
+ * second under load, a small file write), and others wait only if it falls
+ * behind.  last: the generator's last id in shared memory.
  */
-Datum
-gen_ulid_monotonic(PG_FUNCTION_ARGS)
+static void
+monotonic_next(uint8 *last, MonoStep step, uint8 *out)
 {
-	uint8		rnd[ULID_RAND_BYTES];
-	pg_ulid    *u;
+	uint8		rnd_buf[ULID_RAND_BYTES];
+	uint8	   *rnd = NULL;		/* drawn only when a new millisecond needs it */
 
-	cosid_require_preload("gen_ulid_monotonic()");
-
-	u = palloc(sizeof(pg_ulid));
-	cosid_random_bytes(rnd, ULID_RAND_BYTES);
 	for (;;)
 	{
 		uint64		now = cosid_now_ms();
@@ -720,11 +731,11 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 
 		SpinLockAcquire(&ulid_shared->lock);
 		loaded = ulid_shared->loaded;
-		t = Max((int64) now, (int64) ulid_time_ms(ulid_shared->last));
+		t = Max((int64) now, (int64) ulid_time_ms(last));
 		below = t < ulid_shared->mark_ms;
 		if (likely(loaded && below))
 		{
-			r = ulid_monotonic_next(ulid_shared->last, now, rnd, u->data);
+			r = step(last, now, rnd, out);
 			near = t + ULID_MARK_RENEW_MS >= ulid_shared->mark_ms;
 		}
 		SpinLockRelease(&ulid_shared->lock);
@@ -742,13 +753,109 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 		if (unlikely(near))
 			extend_mark(t, false);
 		if (likely(r == ULID_MONO_OK))
-			break;
+			return;
+		if (r == ULID_MONO_NEED_RANDOM)
+		{
+			cosid_random_bytes(rnd_buf, ULID_RAND_BYTES);
+			rnd = rnd_buf;
+			continue;
+		}
 		if (r == ULID_MONO_TIME_RANGE)
 			ulid_time_range_error();
-		/* 2^80 ULIDs in one millisecond: wait for the next one. */
+		/* every id of one millisecond used: wait for the next one. */
 		cosid_wait_1ms();
 	}
+}
+
+Datum
+gen_ulid_monotonic(PG_FUNCTION_ARGS)
+{
+	pg_ulid    *u;
+
+	cosid_require_preload("gen_ulid_monotonic()");
+	u = palloc(sizeof(pg_ulid));
+	monotonic_next(ulid_shared->last, ulid_monotonic_next, u->data);
 	PG_RETURN_ULID_P(u);
+}
+
+/* ---------- uuid version 7 ---------- */
+
+/* gen_uuidv7()'s last uuid in this backend */
+static uint8 backend_last_uuid7[ULID_BYTES];
+
+/*
+ * Increasing within a backend (RFC 9562 section 6.2, method 2): in a new
+ * millisecond 74 fresh CSPRNG bits, within one the last uuid's plus one, as
+ * PostgreSQL 18's uuidv7() is increasing within a backend (by a
+ * sub-millisecond clock).  So a backend's inserts land at the right edge of a
+ * primary key, which stays as compact as for a sequence; across backends
+ * the order is the clock's, to the millisecond (gen_uuidv7_monotonic() for
+ * one order across the server).
+ */
+Datum
+gen_uuidv7(PG_FUNCTION_ARGS)
+{
+	uint8		rnd_buf[UUID7_RAND_BYTES];
+	uint8	   *rnd = NULL;		/* drawn only when a new millisecond needs it */
+	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+	for (;;)
+	{
+		UlidMonoResult r = uuid7_monotonic_next(backend_last_uuid7, cosid_now_ms(), rnd, u->data);
+
+		if (likely(r == ULID_MONO_OK))
+			break;
+		if (r == ULID_MONO_NEED_RANDOM)
+		{
+			cosid_random_bytes(rnd_buf, UUID7_RAND_BYTES);
+			rnd = rnd_buf;
+			continue;
+		}
+		if (r == ULID_MONO_TIME_RANGE)
+			ulid_time_range_error();
+		cosid_wait_1ms();
+	}
+	PG_RETURN_UUID_P(u);
+}
+
+Datum
+gen_uuidv7_monotonic(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *u;
+
+	cosid_require_preload("gen_uuidv7_monotonic()");
+	u = palloc(sizeof(pg_uuid_t));
+	monotonic_next(ulid_shared->last_uuid7, uuid7_monotonic_next, u->data);
+	PG_RETURN_UUID_P(u);
+}
+
+/*
+ * The time of a uuid of version 7 (or 1), as PostgreSQL 18's
+ * uuid_extract_timestamp() gives it: NULL for another variant than RFC
+ * 9562's, or a version with no time.
+ */
+Datum
+uuidv7_time(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *u = PG_GETARG_UUID_P(0);
+	int			version = u->data[6] >> 4;
+
+	if ((u->data[8] & 0xC0) != 0x80)
+		PG_RETURN_NULL();
+	if (version == 7)
+		PG_RETURN_TIMESTAMPTZ(cosid_ms_to_timestamptz((int64) ulid_time_ms(u->data)));
+	if (version == 1)
+	{
+		/* 100 ns units since 1582-10-15 (the Gregorian reform) */
+		uint64		t = ((uint64) u->data[0] << 24) | ((uint64) u->data[1] << 16) |
+			((uint64) u->data[2] << 8) | (uint64) u->data[3] |
+			((uint64) u->data[4] << 40) | ((uint64) u->data[5] << 32) |
+			((uint64) (u->data[6] & 0x0F) << 56) | ((uint64) u->data[7] << 48);
+		int64		gregorian_to_pg_us = (int64) (POSTGRES_EPOCH_JDATE - 2299161) * SECS_PER_DAY * USECS_PER_SEC;
+
+		PG_RETURN_TIMESTAMPTZ((TimestampTz) (t / 10) - gregorian_to_pg_us);
+	}
+	PG_RETURN_NULL();
 }
 
 Size

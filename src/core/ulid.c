@@ -232,6 +232,8 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 
 	if (now_ms > last_ms)
 	{
+		if (rnd == NULL)
+			return ULID_MONO_NEED_RANDOM;
 		ulid_build(now_ms, rnd, last);
 		memcpy(out, last, ULID_BYTES);
 		return ULID_MONO_OK;
@@ -247,6 +249,67 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 		return ULID_MONO_WAIT;	/* all ones: the increment would overflow */
 	last[i]++;
 	memset(last + i + 1, 0, ULID_BYTES - 1 - i);
+	memcpy(out, last, ULID_BYTES);
+	return ULID_MONO_OK;
+}
+
+/* ---------- UUID version 7 ---------- */
+
+void
+uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
+			uint8_t out[ULID_BYTES])
+{
+	ulid_build(unix_ms, rnd, out);
+	out[6] = (uint8_t) (0x70 | (out[6] & 0x0F));
+	out[8] = (uint8_t) (0x80 | (out[8] & 0x3F));
+}
+
+/*
+ * The bytes of the 74-bit counter, least significant first, with the mask
+ * of the bits of each that count (the rest are version and variant).
+ */
+static const struct
+{
+	int			byte;
+	uint8_t		mask;
+}			uuid7_counter[] = {
+	{15, 0xFF}, {14, 0xFF}, {13, 0xFF}, {12, 0xFF}, {11, 0xFF}, {10, 0xFF}, {9, 0xFF},
+	{8, 0x3F}, {7, 0xFF}, {6, 0x0F}
+};
+
+UlidMonoResult
+uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
+					 const uint8_t rnd[UUID7_RAND_BYTES],
+					 uint8_t out[ULID_BYTES])
+{
+	size_t		i;
+	size_t		n = sizeof(uuid7_counter) / sizeof(uuid7_counter[0]);
+
+	if (now_ms > ULID_MAX_TIME)
+		return ULID_MONO_TIME_RANGE;
+	if (now_ms > ulid_time_ms(last))
+	{
+		if (rnd == NULL)
+			return ULID_MONO_NEED_RANDOM;
+		uuid7_build(now_ms, rnd, last);
+		memcpy(out, last, ULID_BYTES);
+		return ULID_MONO_OK;
+	}
+
+	/* Same millisecond or the clock went back: the 74-bit part plus one. */
+	for (i = 0; i < n; i++)
+	{
+		int			b = uuid7_counter[i].byte;
+		uint8_t		m = uuid7_counter[i].mask;
+
+		if ((last[b] & m) != m)
+			break;
+	}
+	if (i == n)
+		return ULID_MONO_WAIT;	/* all ones: the increment would overflow */
+	last[uuid7_counter[i].byte]++;	/* no carry out of its mask's bits */
+	for (size_t j = 0; j < i; j++)
+		last[uuid7_counter[j].byte] &= (uint8_t) ~uuid7_counter[j].mask;
 	memcpy(out, last, ULID_BYTES);
 	return ULID_MONO_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * ulid.h - ULIDs without PostgreSQL: Crockford base32 text, the 128-bit
- * layout and the monotonic state machine.
+ * layout and the monotonic state machine; and the same for RFC 9562 UUID
+ * version 7, the other time-first 128-bit id (uuid7_*).
  *
  * A ULID is 16 bytes, big-endian: 48 bits of Unix milliseconds, then 80
  * random bits.  Its text is 26 Crockford base32 characters (0-9 A-Z without
@@ -97,17 +98,45 @@ extern uint64_t ulid_time_ms(const uint8_t u[ULID_BYTES]);
  *    issued; the caller waits until the clock passes ulid_time_ms(last) and
  *    tries again.
  * ULID_MONO_TIME_RANGE: the time is past the 48-bit end.
+ * rnd may be NULL (the caller draws random bytes only when a new
+ * millisecond needs them): then ULID_MONO_NEED_RANDOM where it would use
+ * them, and the caller calls again with them.
  */
 typedef enum UlidMonoResult
 {
 	ULID_MONO_OK = 0,
 	ULID_MONO_WAIT,
-	ULID_MONO_TIME_RANGE
+	ULID_MONO_TIME_RANGE,
+	ULID_MONO_NEED_RANDOM		/* rnd was NULL and a later millisecond needs
+								 * fresh random bytes: nothing issued */
 } UlidMonoResult;
 
 extern UlidMonoResult ulid_monotonic_next(uint8_t last[ULID_BYTES],
 										  uint64_t now_ms,
 										  const uint8_t rnd[ULID_RAND_BYTES],
 										  uint8_t out[ULID_BYTES]);
+
+/*
+ * UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, the version
+ * (0111), 12 bits rand_a, the variant (10), 62 bits rand_b: 74 bits from
+ * rnd, which the version and variant bits overwrite (the top nibble of
+ * rnd[0], the top two bits of rnd[2]).
+ */
+#define UUID7_RAND_BYTES 10
+
+extern void uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
+						uint8_t out[ULID_BYTES]);
+
+/*
+ * Monotonic UUIDv7 (RFC 9562 section 6.2, method 2 with an increment of
+ * one): as ulid_monotonic_next, the last UUID's 74 random bits plus one
+ * within its millisecond (the version and variant bits stay), a fresh
+ * random part in a later one.  The state is the last UUID (all zero before
+ * the first).
+ */
+extern UlidMonoResult uuid7_monotonic_next(uint8_t last[ULID_BYTES],
+										   uint64_t now_ms,
+										   const uint8_t rnd[UUID7_RAND_BYTES],
+										   uint8_t out[ULID_BYTES]);
 
 #endif							/* COSID_CORE_ULID_H */

@@ -1,5 +1,5 @@
 -- pgTAP: who a custom codec function runs as.  An inline codec list
--- (cosid_encode(id, codec jsonb), cosid_decode(txt, codec jsonb)) runs its
+-- (cosid_encode_with(id, codec jsonb), cosid_decode_with(txt, codec jsonb)) runs its
 -- custom functions as the current user: inside a SECURITY DEFINER function
 -- that is the function's owner, so a list that such a function takes from its
 -- caller runs whatever functions the caller names with the owner's rights,
@@ -47,13 +47,13 @@ GRANT USAGE ON SCHEMA tap_sd TO PUBLIC;
 SET LOCAL ROLE cosid_tap_definer;
 CREATE FUNCTION tap_sd.encode_with(id bigint, codec jsonb) RETURNS text
 	LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-	AS $$ SELECT public.cosid_encode(id, codec) $$;
+	AS $$ SELECT public.cosid_encode_with(id, codec) $$;
 CREATE FUNCTION tap_sd.encode_fixed(id bigint) RETURNS text
 	LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-	AS $$ SELECT public.cosid_encode(id, '[{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]'::jsonb) $$;
+	AS $$ SELECT public.cosid_encode_with(id, '[{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]'::jsonb) $$;
 CREATE FUNCTION tap_sd.encode_unqualified(id bigint) RETURNS text
 	LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-	AS $$ SELECT public.cosid_encode(id, '[{"custom": {"encode": "whoami(bigint)", "decode": "unwho(text)"}}]'::jsonb) $$;
+	AS $$ SELECT public.cosid_encode_with(id, '[{"custom": {"encode": "whoami(bigint)", "decode": "unwho(text)"}}]'::jsonb) $$;
 SELECT public.cosid_define('tap_sd_gen', '{"codec": [{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]}');
 CREATE FUNCTION tap_sd.encode_gen(id bigint) RETURNS text
 	LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -72,7 +72,7 @@ RESET ROLE;
 
 -- an inline list runs as the current user
 SELECT is(pg_temp.as_role('cosid_tap_caller', $q$
-	SELECT public.cosid_encode(5, '[{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]')$q$),
+	SELECT public.cosid_encode_with(5, '[{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]')$q$),
 	'cosid_tap_caller:5', 'an inline list called directly runs its custom function as the caller');
 SELECT is(pg_temp.as_role('cosid_tap_caller', $q$
 	SELECT tap_sd.encode_with(5, '[{"custom": {"encode": "tap_codecs.whoami(bigint)", "decode": "tap_codecs.unwho(text)"}}]')$q$),

@@ -25,15 +25,15 @@ SELECT is((SELECT prosecdef FROM pg_proc WHERE oid = 'cosid_decode_immutable(tex
 -- a generator's codec can be altered, and a NOW date prefix is the clock: STABLE
 SELECT volatility_is('cosid_encode', ARRAY['text', 'bigint'], 'stable');
 SELECT volatility_is('cosid_decode', ARRAY['text', 'text'], 'stable');
-SELECT volatility_is('cosid_encode', ARRAY['bigint', 'jsonb'], 'stable');
-SELECT volatility_is('cosid_decode', ARRAY['text', 'jsonb'], 'stable');
+SELECT volatility_is('cosid_encode_with', ARRAY['bigint', 'jsonb'], 'stable');
+SELECT volatility_is('cosid_decode_with', ARRAY['text', 'jsonb'], 'stable');
 SELECT is((SELECT count(*)::int FROM pg_proc WHERE proname IN ('cosid_encode_immutable', 'cosid_decode_immutable')),
 	2, 'one form each: no immutable form takes a generator''s name');
 
 -- where PostgreSQL asks for immutability
 CREATE TABLE pgtap_codes (code text PRIMARY KEY);
 INSERT INTO pgtap_codes SELECT cosid_encode_immutable(i, '[{"radix": 36}, {"prefix": "K"}]') FROM generate_series(1, 2000) i;
-SELECT throws_ok($$CREATE INDEX ON pgtap_codes (cosid_decode(code, '[{"radix": 36}, {"prefix": "K"}]'::jsonb))$$,
+SELECT throws_ok($$CREATE INDEX ON pgtap_codes (cosid_decode_with(code, '[{"radix": 36}, {"prefix": "K"}]'::jsonb))$$,
 	'42P17', 'functions in index expression must be marked IMMUTABLE',
 	'cosid_decode (STABLE) in an index expression: refused, as the issue reports');
 SELECT lives_ok($$CREATE INDEX pgtap_codes_number ON pgtap_codes (cosid_decode_immutable(code, '[{"radix": 36}, {"prefix": "K"}]'))$$,
@@ -62,7 +62,7 @@ SELECT lives_ok($$CREATE TABLE pgtap_tickets (id bigint PRIMARY KEY,
 	'cosid_encode_immutable in a generated column');
 INSERT INTO pgtap_tickets (id) VALUES (3844);
 SELECT is((SELECT code FROM pgtap_tickets), '100-T', 'the generated column holds the text');
-SELECT throws_ok($$CREATE TABLE pgtap_bad (id bigint, code text GENERATED ALWAYS AS (cosid_encode(id, '[{"radix": 62}]'::jsonb)) STORED)$$,
+SELECT throws_ok($$CREATE TABLE pgtap_bad (id bigint, code text GENERATED ALWAYS AS (cosid_encode_with(id, '[{"radix": 62}]'::jsonb)) STORED)$$,
 	'42P17', NULL, 'cosid_encode (STABLE) in a generated column: refused');
 SELECT lives_ok($$ALTER TABLE pgtap_codes ADD CONSTRAINT pgtap_codes_positive
 		CHECK (cosid_decode_immutable(code, '[{"radix": 36}, {"prefix": "K"}]') > 0)$$,
@@ -71,12 +71,12 @@ SELECT throws_ok($$INSERT INTO pgtap_codes VALUES ('K0')$$, '23514', NULL, 'the 
 
 -- results: the same as the STABLE forms
 SELECT is(cosid_encode_immutable(3844, '[{"radix": 62}, {"prefix": "O"}, {"suffix": "!"}]'),
-	cosid_encode(3844, '[{"radix": 62}, {"prefix": "O"}, {"suffix": "!"}]'::jsonb), 'radix, prefix and suffix: as cosid_encode');
+	cosid_encode_with(3844, '[{"radix": 62}, {"prefix": "O"}, {"suffix": "!"}]'::jsonb), 'radix, prefix and suffix: as cosid_encode');
 SELECT is(cosid_decode_immutable('O100!', '[{"radix": 62}, {"prefix": "O"}, {"suffix": "!"}]'), 3844::bigint, 'and back');
 SELECT is(cosid_encode_immutable(202610270000000042, '[{"grouped": {}}]'),
-	cosid_encode(202610270000000042, '[{"grouped": {}}]'::jsonb), 'grouped: as cosid_encode');
+	cosid_encode_with(202610270000000042, '[{"grouped": {}}]'::jsonb), 'grouped: as cosid_encode');
 SELECT is(cosid_encode_immutable(4096000042, '[{"friendly": {"zone": "UTC"}}]'),
-	cosid_encode(4096000042, '[{"friendly": {"zone": "UTC"}}]'::jsonb), 'friendly in UTC: as cosid_encode');
+	cosid_encode_with(4096000042, '[{"friendly": {"zone": "UTC"}}]'::jsonb), 'friendly in UTC: as cosid_encode');
 SET LOCAL TimeZone = 'Pacific/Kiritimati';
 SELECT is(cosid_encode_immutable(4096000042, '[{"friendly": {}}]'), '20191224160000976-0576-0042',
 	'friendly: UTC whatever the session''s TimeZone');
@@ -107,7 +107,7 @@ SELECT matches(pg_temp.detail($$SELECT cosid_encode_immutable(1, '[{"parts-frien
 	'^22023 At codec\[0\]\.parts-friendly\.zone: ', 'parts-friendly in a zone: its rules');
 SELECT matches(pg_temp.detail($$SELECT cosid_encode_immutable(1, '[{"custom": {"encode": "pg_catalog.to_hex(bigint)", "decode": "pg_catalog.pg_size_bytes(text)"}}]')$$),
 	'^22023 At codec\[0\]\.custom: custom depends on the functions', 'custom, even of IMMUTABLE built-in functions');
-SELECT is(pg_temp.detail($$SELECT cosid_encode(1, '[{"custom": {"encode": "pg_catalog.to_hex(bigint)", "decode": "pg_catalog.pg_size_bytes(text)"}}]'::jsonb)$$),
+SELECT is(pg_temp.detail($$SELECT cosid_encode_with(1, '[{"custom": {"encode": "pg_catalog.to_hex(bigint)", "decode": "pg_catalog.pg_size_bytes(text)"}}]'::jsonb)$$),
 	'(no error)', '... which cosid_encode (STABLE) takes');
 SELECT throws_ok($$CREATE INDEX ON pgtap_codes (cosid_decode_immutable(code, '[{"friendly": {"zone": "Europe/Berlin"}}]'))$$,
 	'22023', 'invalid codec list', 'an index with an impure list on a table with rows: refused at CREATE INDEX');

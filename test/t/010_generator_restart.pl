@@ -117,8 +117,8 @@ is( $node->safe_psql('postgres',
 make_ids(3, 20000);
 check_phase(3, 'crash (kill -9) and restart');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ids'), '60001', 'no row lost');
-cmp_ok($node->safe_psql('postgres', "SELECT issued FROM cosid_stats WHERE name = 'g'"),
-	'>=', 20001, 'cosid_stats counts the ids issued since the restart');
+cmp_ok($node->safe_psql('postgres', "SELECT issued FROM cosid.generator_stats WHERE name = 'g'"),
+	'>=', 20001, 'cosid.generator_stats counts the ids issued since the restart');
 
 $node->stop;
 is(slot_state($node)->{clean}, '1', 'final clean stop writes clean=1');

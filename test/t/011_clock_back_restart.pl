@@ -60,7 +60,7 @@ sub expect_behind_window
 
 sub issued
 {
-	return $node->safe_psql('postgres', "SELECT issued FROM cosid_stats WHERE name = 'g'");
+	return $node->safe_psql('postgres', "SELECT issued FROM cosid.generator_stats WHERE name = 'g'");
 }
 
 make_ids(1, 5000);
@@ -75,9 +75,9 @@ is( $node->safe_psql('postgres',
 		"SELECT (extract(epoch FROM window_start) * 1000)::bigint FROM cosid_slot()"),
 	$end1, 'faked -30 s: the window starts at the end recorded at the stop');
 expect_behind_window('faked -30 s', 25_000, 31_000);
-is( $node->safe_psql('postgres', "SELECT clock_failures > 0 FROM cosid_stats WHERE name = 'g'"),
-	't', 'faked -30 s: cosid_stats counts a clock failure');
-is(issued(), '0', 'faked -30 s: cosid_stats shows no id issued');
+is( $node->safe_psql('postgres', "SELECT clock_failures > 0 FROM cosid.generator_stats WHERE name = 'g'"),
+	't', 'faked -30 s: cosid.generator_stats counts a clock failure');
+is(issued(), '0', 'faked -30 s: cosid.generator_stats shows no id issued');
 my ($state, $msg) = psql_error($node, 'postgres', "SELECT count(*) FROM cosid_next_many('g', 10)");
 is($state, '55000', 'faked -30 s: cosid_next_many fails too');
 
@@ -120,7 +120,7 @@ is( $node->safe_psql('postgres', qq{
 set_fake_offset($offset_file, '+0');
 make_ids(3, 5000);
 check_phase(3, 'file offset back to 0 without a restart');
-is(issued(), '5001', 'cosid_stats counts the ids issued once the clock caught up');
+is(issued(), '5001', 'cosid.generator_stats counts the ids issued once the clock caught up');
 
 # ---- a crash, and the server comes back with its clock 30 s behind: the
 # durable end written ahead of the clock before the crash stands

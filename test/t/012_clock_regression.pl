@@ -43,7 +43,7 @@ sub stats
 {
 	my ($gen) = @_;
 	my $row = $node->safe_psql('postgres',
-		"SELECT issued, clock_borrows, clock_waits, clock_failures FROM cosid_stats WHERE name = '$gen'");
+		"SELECT issued, clock_borrows, clock_waits, clock_failures FROM cosid.generator_stats WHERE name = '$gen'");
 	my %s;
 	@s{qw(issued borrows waits failures)} = split /\|/, $row;
 	return \%s;
@@ -188,8 +188,8 @@ for my $gen (qw(c d f))
 			FROM ids WHERE gen = '$gen'}),
 		'0|0', "generator $gen: every id unique and strictly increasing in call order");
 }
-is($node->safe_psql('postgres', 'SELECT sum(issued) FROM cosid_stats'), rows(),
-	'cosid_stats issued = rows inserted (no id issued by a failed call)');
+is($node->safe_psql('postgres', 'SELECT sum(issued) FROM cosid.generator_stats'), rows(),
+	'cosid.generator_stats issued = rows inserted (no id issued by a failed call)');
 
 $node->stop;
 done_testing();

@@ -78,8 +78,8 @@ is( $node->safe_psql('postgres', q{
 		   AND (SELECT max(id) FROM made_many) > (SELECT min(id) FROM made)}),
 	't', 'cosid_next_many() ran while the clients did (id ranges overlap)');
 
-is( $node->safe_psql('postgres', "SELECT issued FROM cosid_stats WHERE name = 'g'"),
-	$total + 100000, 'cosid_stats counts every id issued');
+is( $node->safe_psql('postgres', "SELECT issued FROM cosid.generator_stats WHERE name = 'g'"),
+	$total + 100000, 'cosid.generator_stats counts every id issued');
 is( $node->safe_psql('postgres',
 		"SELECT array_agg(DISTINCT (id >> 12) & 1023) FROM (SELECT id FROM made UNION ALL SELECT id FROM made_many) s"),
 	'{0}', 'every id carries the one slot of this server (SNOWFLAKE_MS: node bits 12..21)');

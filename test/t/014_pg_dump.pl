@@ -55,14 +55,14 @@ is($node->safe_psql('dst', $generators), $src_generators,
 	'cosid.generators after the restore: same rows, all columns');
 is($node->safe_psql('dst', $catalog), $src_catalog,
 	'cosid.generator (the stored definitions and layouts) after the restore: same');
-is( $node->safe_psql('dst', "SELECT name FROM cosid_stats ORDER BY name"),
-	"order\nplain\ntoken\ntrace", 'cosid_stats lists the restored generators');
+is( $node->safe_psql('dst', "SELECT name FROM cosid.generator_stats ORDER BY name"),
+	"order\nplain\ntoken\ntrace", 'cosid.generator_stats lists the restored generators');
 # a time-based generator's state is the server's: the copy shares it
 is( $node->safe_psql('dst',
-		"SELECT name, issued FROM cosid_stats WHERE strategy <> 'segment' ORDER BY name"),
+		"SELECT name, issued FROM cosid.generator_stats WHERE strategy <> 'segment' ORDER BY name"),
 	$node->safe_psql('src',
-		"SELECT name, issued FROM cosid_stats WHERE strategy <> 'segment' ORDER BY name"),
-	'cosid_stats: the copy shows the state its time-based generators share with the original');
+		"SELECT name, issued FROM cosid.generator_stats WHERE strategy <> 'segment' ORDER BY name"),
+	'cosid.generator_stats: the copy shows the state its time-based generators share with the original');
 
 
 # The restored generators issue ids.  'order' counts seconds: let the second
@@ -91,8 +91,8 @@ like($node->safe_psql('dst', "SELECT cosid_next('trace')"), qr/^\d+$/,
 	'restored generator with FAIL policy and uncertainty bits issues');
 like($node->safe_psql('dst', "SELECT cosid_next('plain')"), qr/^\d+$/,
 	'restored default generator issues');
-is( $node->safe_psql('dst', "SELECT issued > 0 FROM cosid_stats WHERE name = 'order'"),
-	't', 'cosid_stats counts ids of the restored database');
+is( $node->safe_psql('dst', "SELECT issued > 0 FROM cosid.generator_stats WHERE name = 'order'"),
+	't', 'cosid.generator_stats counts ids of the restored database');
 
 # Defining a new generator in the restored database works, and the name of a
 # restored one is taken.

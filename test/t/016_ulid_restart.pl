@@ -4,7 +4,9 @@
 # and a new ULID goes on from there while the clock is behind it (its time
 # part is the file's mark, its 80-bit part counts up).  Before, nothing of
 # the last ULID survived a restart: with the clock 3-5 s behind, every new
-# ULID sorted below the last one before it.
+# ULID sorted below the last one before it.  gen_uuidv7_monotonic() (1.3)
+# keeps its last uuid under the same mark: each statement below makes a
+# ULID and a version 7 uuid, and both are checked.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -20,14 +22,14 @@ set_fake_offset($offset_file, '+0');
 start_faked($node, offset_file => $offset_file);
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION cosid;
-	CREATE TABLE u (phase int, n bigserial, id ulid);
+	CREATE TABLE u (phase int, n bigserial, id ulid, v uuid);
 });
 
 sub make_ulids
 {
 	my ($phase, $count) = @_;
 	$node->safe_psql('postgres',
-		"INSERT INTO u (phase, id) SELECT $phase, gen_ulid_monotonic() FROM generate_series(1, $count)");
+		"INSERT INTO u (phase, id, v) SELECT $phase, gen_ulid_monotonic(), gen_uuidv7_monotonic() FROM generate_series(1, $count)");
 }
 
 # every ULID of the phase (one backend) sorts above every earlier one, in the
@@ -41,6 +43,12 @@ sub check_phase
 			   (SELECT count(*) FROM (SELECT id < lag(id) OVER (ORDER BY n) AS down FROM u WHERE phase = $phase) s
 				WHERE down)}),
 		't|0|0', "$what: every new ULID sorts above every earlier one, none twice, in the order issued");
+	is( $node->safe_psql('postgres', qq{
+		SELECT (SELECT min(v::ulid) FROM u WHERE phase = $phase) > (SELECT max(v::ulid) FROM u WHERE phase < $phase),
+			   (SELECT count(*) - count(DISTINCT v) FROM u),
+			   (SELECT count(*) FROM (SELECT v < lag(v) OVER (ORDER BY n) AS down FROM u WHERE phase = $phase) s
+				WHERE down)}),
+		't|0|0', "$what: so does every new version 7 uuid");
 }
 
 make_ulids(1, 2000);
@@ -88,7 +96,7 @@ set_fake_offset($offset_file, '-3');
 crash_restart($node, all => 1,
 	start => sub { start_faked($node, offset_file => $offset_file, fail_ok => 1) });
 my $load = start_load_tx($node, 4, 1,
-	'INSERT INTO u (phase, id) SELECT 5, gen_ulid_monotonic() FROM generate_series(1, 3000);');
+	'INSERT INTO u (phase, id, v) SELECT 5, gen_ulid_monotonic(), gen_uuidv7_monotonic() FROM generate_series(1, 3000);');
 my ($load_ok, $tx, $load_out) = finish_load($load);
 ok($load_ok, '4 backends ran') or diag($load_out);
 is($node->safe_psql('postgres', 'SELECT count(*) FROM u WHERE phase = 5'), '12000', '4 backends issued 12,000 ULIDs');
@@ -96,6 +104,10 @@ is( $node->safe_psql('postgres', q{
 	SELECT (SELECT min(id) FROM u WHERE phase = 5) > (SELECT max(id) FROM u WHERE phase < 5),
 		   (SELECT count(*) - count(DISTINCT id) FROM u)}),
 	't|0', 'crash, clock 3 s behind, 4 backends: all above every earlier ULID, none twice');
+is( $node->safe_psql('postgres', q{
+	SELECT (SELECT min(v::ulid) FROM u WHERE phase = 5) > (SELECT max(v::ulid) FROM u WHERE phase < 5),
+		   (SELECT count(*) - count(DISTINCT v) FROM u)}),
+	't|0', '... and every version 7 uuid above every earlier one, none twice');
 
 # ---- the clock back in step: ULIDs carry the clock again
 set_fake_offset($offset_file, '+0');
@@ -105,6 +117,9 @@ check_phase(6, 'restart with the right clock');
 my $t6 = $node->safe_psql('postgres',
 	q{SELECT (extract(epoch FROM ulid_time(max(id))) * 1000)::bigint FROM u WHERE phase = 6});
 cmp_ok(abs($t6 - now_ms()), '<', 2000, 'with the right clock, the time part is the clock\'s');
+my $v6 = $node->safe_psql('postgres',
+	q{SELECT (extract(epoch FROM uuidv7_time(max(v::ulid)::uuid)) * 1000)::bigint FROM u WHERE phase = 6});
+cmp_ok(abs($v6 - now_ms()), '<', 2000, '... the uuids\' too');
 
 # ---- a damaged state file stops gen_ulid_monotonic() with a clear error
 $node->stop;
@@ -115,6 +130,8 @@ start_faked($node, offset_file => $offset_file);
 my ($st, $msg) = psql_error($node, 'postgres', 'SELECT gen_ulid_monotonic()');
 is($st, 'XX001', 'a damaged ulid.state: gen_ulid_monotonic() fails with XX001 (data corrupted)');
 like($msg, qr/^cosid ULID state file "pg_cosid\/ulid.state" is damaged$/, 'naming the file');
+($st) = psql_error($node, 'postgres', 'SELECT gen_uuidv7_monotonic()');
+is($st, 'XX001', '... and so does gen_uuidv7_monotonic()');
 like($node->safe_psql('postgres', 'SELECT gen_ulid()::text'), qr/^[0-9A-Z]{26}$/,
 	'gen_ulid() does not need the file');
 

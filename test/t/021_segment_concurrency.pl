@@ -66,9 +66,9 @@ is( $node->safe_psql('postgres', q{
 	$clients * ($clients - 1) / 2, 'the clients ran concurrently (their ranges overlap)');
 
 my ($issued, $fetches, $waits) = split /\|/, $node->safe_psql('postgres',
-	"SELECT issued, segment_fetches, segment_waits FROM cosid_stats WHERE name = 'seg'");
-note("cosid_stats: issued $issued, segment_fetches $fetches, segment_waits $waits");
-is($issued, $total, 'cosid_stats counts every number issued');
+	"SELECT issued, segment_fetches, segment_waits FROM cosid.generator_stats WHERE name = 'seg'");
+note("cosid.generator_stats: issued $issued, segment_fetches $fetches, segment_waits $waits");
+is($issued, $total, 'cosid.generator_stats counts every number issued');
 # Segments fetched but not yet used at the end: the current range and the
 # reserve, each at most 16 segments (the reserve grows to 16 segments when
 # backends had to wait, and a whole reserve becomes the current range).

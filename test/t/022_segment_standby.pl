@@ -59,8 +59,8 @@ for my $f (@forms)
 		"standby: $name says which generator and why");
 }
 is( $standby->safe_psql('postgres',
-		"SELECT issued FROM cosid_stats WHERE name = 'seg'"),
-	'0', 'standby: cosid_stats counts no number issued by the segment generator');
+		"SELECT issued FROM cosid.generator_stats WHERE name = 'seg'"),
+	'0', 'standby: cosid.generator_stats counts no number issued by the segment generator');
 
 # ---- a time-based generator does not issue on a standby with a manual slot
 like($standby->safe_psql('postgres', 'SELECT mode, slot, state FROM cosid_slot()'),

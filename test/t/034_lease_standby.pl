@@ -57,8 +57,8 @@ is( $standby->safe_psql('postgres', qq{
 	'5000|t', 'standby: cosid_next_many too');
 is( $standby->safe_psql('postgres', qq{SELECT (cosid_unpack('later', cosid_next('later'))).node}),
 	$sslot, 'standby: a generator defined on the primary after the backup issues too');
-cmp_ok($standby->safe_psql('postgres', "SELECT issued FROM cosid_stats WHERE name = 'flake'"),
-	'>=', 10_000, 'standby: cosid_stats counts what it issued');
+cmp_ok($standby->safe_psql('postgres', "SELECT issued FROM cosid.generator_stats WHERE name = 'flake'"),
+	'>=', 10_000, 'standby: cosid.generator_stats counts what it issued');
 
 # ---- both issue; no id twice across them
 $primary->safe_psql('postgres',

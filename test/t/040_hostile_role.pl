@@ -489,11 +489,11 @@ is(setup_errors($r), '', 'd) the attacker creates evil.enc(bigint) and evil.dec(
 			  . jlit({ strategy => 'segment', codec => $custom->('evil.enc(bigint)', 'priv.dec(text)') }) . ');' ],
 		[ 'encode only', "SELECT public.cosid_define('d1c', "
 			  . jlit({ strategy => 'snowflake', codec => $custom->('priv.enc(bigint)', 'evil.dec(text)') }) . ');' ],
-		[ 'inline encode', 'SELECT public.cosid_encode(5::bigint, '
+		[ 'inline encode', 'SELECT public.cosid_encode_with(5::bigint, '
 			  . jlit($custom->('priv.enc(bigint)', 'priv.dec(text)')) . ');' ],
 		[ 'inline decode', q{SELECT public.cosid_decode('X5', }
 			  . jlit($custom->('priv.enc(bigint)', 'priv.dec(text)')) . ');' ],
-		[ 'inline own', 'SELECT public.cosid_encode(5::bigint, '
+		[ 'inline own', 'SELECT public.cosid_encode_with(5::bigint, '
 			  . jlit($custom->('evil.enc(bigint)', 'evil.dec(text)')) . ');' ],
 		[ 'define own', "SELECT public.cosid_define('d1d', "
 			  . jlit({ strategy => 'segment', codec => $custom->('evil.enc(bigint)', 'evil.dec(text)') }) . ');' ],
@@ -504,9 +504,9 @@ is(setup_errors($r), '', 'd) the attacker creates evil.enc(bigint) and evil.dec(
 	  or diag(got($r, 'decode only'));
 	is($r->{'encode only'}{state}, '42501', "$label: cosid_define with the encode function not executable: 42501")
 	  or diag(got($r, 'encode only'));
-	is($r->{'inline encode'}{state}, '42501', "$label: inline cosid_encode(id, codec) with it: 42501")
+	is($r->{'inline encode'}{state}, '42501', "$label: inline cosid_encode_with(id, codec) with it: 42501")
 	  or diag(got($r, 'inline encode'));
-	is($r->{'inline decode'}{state}, '42501', "$label: inline cosid_decode(text, codec) with it: 42501")
+	is($r->{'inline decode'}{state}, '42501', "$label: inline cosid_decode_with(text, codec) with it: 42501")
 	  or diag(got($r, 'inline decode'));
 	is(got($r, 'inline own'), 'E5', "$label: inline codec with the attacker's own functions works (E5)");
 	is(got($r, 'define own') . ',' . got($r, 'next own'), ',E1',

@@ -108,10 +108,10 @@ as('mallory', 'dm', q{
 	SELECT cosid_define('order', '{"strategy":"snowflake"}');
 	SELECT count(*) FROM (SELECT cosid_next_many('order', 20000)) x;
 });
-my $before = $node->safe_psql('da', q{SELECT issued FROM cosid_stats WHERE name = 'order'});
+my $before = $node->safe_psql('da', q{SELECT issued FROM cosid.generator_stats WHERE name = 'order'});
 as('alice', 'da', q{SELECT count(*) FROM (SELECT cosid_next_many('order', 1000)) x});
 as('mallory', 'dm', q{SELECT count(*) FROM (SELECT cosid_next_many('order', 20000)) x});
-is($node->safe_psql('da', q{SELECT issued FROM cosid_stats WHERE name = 'order'}), $before + 1000,
+is($node->safe_psql('da', q{SELECT issued FROM cosid.generator_stats WHERE name = 'order'}), $before + 1000,
 	"alice's counts grow by her 1,000 ids only, not by mallory's 20,000");
 isnt(as('alice', 'da', q{SELECT identity FROM cosid.generator WHERE name = 'order'}),
 	as('mallory', 'dm', q{SELECT identity FROM cosid.generator WHERE name = 'order'}),

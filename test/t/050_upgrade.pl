@@ -380,6 +380,11 @@ my $codec_q = q{
 	FROM snow_t WHERE phase = '1.0'
 	ORDER BY 1, 3};
 my $codec10 = $node->safe_psql('upgraded', $codec_q);
+# the same under 1.3's names: the inline-codec forms and the text form of
+# cosid_unpack have names of their own (drivers' untyped parameters)
+(my $codec_q13 = $codec_q) =~ s/cosid_decode\(cosid_encode\(id, /cosid_decode_with(cosid_encode_with(id, /g;
+$codec_q13 =~ s/cosid_encode\(id, /cosid_encode_with(id, /g;
+$codec_q13 =~ s/cosid_unpack\('token', t\)/cosid_unpack_text('token', t)/g;
 is( $node->safe_psql('upgraded', qq{SELECT count(*), count(*) FILTER (WHERE id = back)
 		FROM ($codec_q) c(g, id, txt, back) WHERE id IS NOT NULL}),
 	'250|250', 'upgraded: under 1.0 every id decodes back from its text');
@@ -573,10 +578,24 @@ my ($state12) = psql_error($node, 'from12', q{SELECT cosid_encode('other12', 255
 is($state12, '42501', 'from12: ... under the owner rule: one whose function another role owns is refused (42501)');
 is($node->safe_psql('from12', q{SELECT pg_get_function_identity_arguments('cosid_drop'::regproc)}),
 	'name text, if_exists boolean', 'from12: 1.2 has the two-argument cosid_drop');
+# a view of the user's on the inline-codec form, and one on the text form of
+# cosid_unpack: 1.3 renames them (cosid_encode_with, cosid_unpack_text), and
+# the views go on working
+$node->safe_psql('from12', q{
+	CREATE VIEW v12 AS SELECT cosid_encode(255::bigint, '[{"radix":{"radix":16}}]'::jsonb) AS hex,
+		cosid_decode('ff', '[{"radix":{"radix":16}}]'::jsonb) AS n;
+});
 my ($max_s12, $max_n12) = split /\|/, $node->safe_psql('from12', 'SELECT max(s), max(n) FROM t12');
 my ($upd_ret, $upd_out, $upd_err) = $node->psql('from12', 'ALTER EXTENSION cosid UPDATE');
 is($upd_ret, 0, 'from12: ALTER EXTENSION cosid UPDATE') or diag($upd_err);
 is($node->safe_psql('from12', $extversion_q), $default_version, "from12: updated to $default_version");
+is($node->safe_psql('from12', q{SELECT hex, n FROM v12}), 'ff|255',
+	'from12: a view on the renamed inline-codec functions works after the update');
+like($node->safe_psql('from12', q{SELECT pg_get_viewdef('v12')}), qr/cosid_encode_with\(.*cosid_decode_with\(/s,
+	'from12: ... and names them cosid_encode_with and cosid_decode_with');
+my ($state_old) = psql_error($node, 'from12',
+	q{SELECT cosid_encode(255::bigint, '[{"radix":{"radix":16}}]'::jsonb)});
+is($state_old, '42883', 'from12: the old inline-codec name with typed arguments is gone (42883)');
 is( $node->safe_psql('from12', q{
 		SELECT name, codec_functions = ARRAY[(name || '(bigint)')::regprocedure, 'unhex12(text)'::regprocedure]::oid[]
 		FROM cosid.generator WHERE codec_functions IS NOT NULL ORDER BY name}),
@@ -604,7 +623,7 @@ is( $node->safe_psql('from12', qq{
 # ---- after the update: the generators and their ids continue
 is($node->safe_psql('upgraded', $generators_q), $generators10,
 	'upgraded: cosid.generators lists the same rows as under 1.0');
-is($node->safe_psql('upgraded', $codec_q), $codec10,
+is($node->safe_psql('upgraded', $codec_q13), $codec10,
 	'upgraded: every codec gives the same text as under 1.0, and decodes it back the same');
 is( $node->safe_psql('upgraded', q{SELECT codec_functions = ARRAY['public.hexid(bigint)'::regprocedure,
 		'public.unhexid(text)'::regprocedure]::oid[] FROM cosid.generator WHERE name = 'hex'}),
@@ -673,7 +692,7 @@ is(dump_diff($fresh_objects, 'fresh', extension_objects('restored'), 'restored')
 	'restored and fresh have the same extension objects (the diff is empty)');
 is($node->safe_psql('restored', $generators_q), $generators_before_dump,
 	'restored: cosid.generators lists the same rows as the upgraded database');
-is($node->safe_psql('restored', $codec_q), $codec10, 'restored: every codec gives the same text');
+is($node->safe_psql('restored', $codec_q13), $codec10, 'restored: every codec gives the same text');
 is($node->safe_psql('restored', $lease_q =~ s/, expires_at, acquired_at//r),
 	$node->safe_psql('upgraded', $lease_q =~ s/, expires_at, acquired_at//r),
 	'restored: the lease rows are restored');

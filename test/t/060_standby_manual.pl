@@ -88,8 +88,8 @@ for my $f (@forms)
 }
 my ($st, $msg, $hint) = recovery_refusal($standby, "SELECT cosid_next('g')");
 note("the standby's answer: $st: $msg / HINT: $hint");
-is($standby->safe_psql('postgres', "SELECT issued FROM cosid_stats WHERE name = 'g'"), '0',
-	'standby: cosid_stats counts no id issued');
+is($standby->safe_psql('postgres', "SELECT issued FROM cosid.generator_stats WHERE name = 'g'"), '0',
+	'standby: cosid.generator_stats counts no id issued');
 is($standby->safe_psql('postgres', 'SELECT state FROM cosid_slot()'), 'recovery',
 	"standby: still 'recovery' after the attempts");
 

@@ -380,7 +380,7 @@ for my $i (0, 1)
 		  . '; statements retried after 55000: ' . retries($nodes[$i], '55000', 'tickets')
 		  . ' (all loads), ' . $nodes[$i]->safe_psql('postgres',
 			q{SELECT issued || ' issued, ' || segment_fetches || ' fetches, ' || segment_waits || ' waits'
-			  FROM cosid_stats WHERE name = 'ticket_no'}));
+			  FROM cosid.generator_stats WHERE name = 'ticket_no'}));
 }
 $t0 = time();
 my $want_more = 2 * ($rows + $more);

@@ -209,8 +209,8 @@ for my $i (0 .. 2)
 		  . "first failed fetch " . ($fail_ms - $t_stop) . " ms and first 55000 " . ($l->{first_error_ms} - $t_stop)
 		  . " ms after the stop began; $during numbers from the reserve; $l->{failures} failed batches");
 	cmp_ok($first_after_ms - $t_started, '<', 10_000, "$n: within a few seconds of the store's start");
-	like( $s->safe_psql('postgres', q{SELECT issued || '|' || (segment_fetches > 0) FROM cosid_stats WHERE name = 'ticket'}),
-		qr/^\d+\|true$/, "$n: cosid_stats counts fetches of ticket");
+	like( $s->safe_psql('postgres', q{SELECT issued || '|' || (segment_fetches > 0) FROM cosid.generator_stats WHERE name = 'ticket'}),
+		qr/^\d+\|true$/, "$n: cosid.generator_stats counts fetches of ticket");
 }
 
 # ---- a hot standby of s1 issues from the store too

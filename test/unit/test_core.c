@@ -1,5 +1,5 @@
 /*
- * test_core.c - cmocka unit tests for src/core/ulid.c.
+ * test_core.c - cmocka unit tests for src/core/ulid.c (ULIDs and UUIDv7).
  *
  * Every expected value is written out literally, so each test fails when the
  * code under test computes something else.
@@ -884,6 +884,182 @@ test_mono_long_sequence(void **state)
 	assert_true(backs > 1000 && same > 1000 && waits > 10);
 }
 
+
+/* ---------- UUID version 7 ---------- */
+
+/* vec1's time and random bytes as a UUIDv7: version and variant bits set */
+static const uint8_t vec1_uuid7[ULID_BYTES] = {
+	0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+	0x7C, 0xF0, 0x98, 0x03, 0xC7, 0x2D, 0x06, 0xE7, 0x80, 0x11
+};
+
+static void
+test_uuid7_build(void **state)
+{
+	uint8_t		out[ULID_BYTES];
+	uint8_t		ones[UUID7_RAND_BYTES];
+	uint8_t		zeros[UUID7_RAND_BYTES] = {0};
+
+	(void) state;
+	uuid7_build(vec1_time, vec1_rand, out);
+	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
+	assert_int_equal(ulid_time_ms(out), vec1_time);
+	/* version 7 and variant 10 whatever the random bytes */
+	memset(ones, 0xFF, sizeof(ones));
+	uuid7_build(ULID_MAX_TIME, ones, out);
+	assert_int_equal(out[6], 0x7F);
+	assert_int_equal(out[8], 0xBF);
+	assert_int_equal(out[0], 0xFF);
+	assert_int_equal(out[5], 0xFF);
+	uuid7_build(0, zeros, out);
+	assert_int_equal(out[6], 0x70);
+	assert_int_equal(out[8], 0x80);
+	assert_int_equal(out[15], 0x00);
+}
+
+static void
+test_uuid7_mono_steps(void **state)
+{
+	uint8_t		st[ULID_BYTES] = {0};
+	uint8_t		out[ULID_BYTES];
+	uint8_t		want[ULID_BYTES];
+
+	(void) state;
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
+	assert_memory_equal(st, out, ULID_BYTES);
+	/* same millisecond: plus one in the last byte */
+	memcpy(want, vec1_uuid7, ULID_BYTES);
+	want[15] = 0x12;
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, want, ULID_BYTES);
+	/* the clock went back: still plus one, the time stays */
+	want[15] = 0x13;
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time - 5000, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, want, ULID_BYTES);
+	/* a later millisecond: fresh random part */
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(ulid_time_ms(out), vec1_time + 1);
+	assert_memory_equal(out + 6, vec1_uuid7 + 6, ULID_BYTES - 6);
+}
+
+static void
+test_uuid7_mono_carry(void **state)
+{
+	uint8_t		st[ULID_BYTES];
+	uint8_t		out[ULID_BYTES];
+	/* rand_b's low 56 bits all ones, its top 6 bits 0x2A */
+	static const uint8_t before[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7C, 0xF0, 0xAA, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF
+	};
+	static const uint8_t after[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7C, 0xF0, 0xAB, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	};
+	/* rand_b all ones: the carry goes into rand_a, over the variant bits */
+	static const uint8_t before2[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7C, 0xF0, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF
+	};
+	static const uint8_t after2[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7C, 0xF1, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	};
+	/* rand_a's low byte all ones too: into its top nibble, over the version */
+	static const uint8_t before3[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7C, 0xFF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF
+	};
+	static const uint8_t after3[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7D, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	};
+
+	(void) state;
+	memcpy(st, before, ULID_BYTES);
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, after, ULID_BYTES);
+	memcpy(st, before2, ULID_BYTES);
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, after2, ULID_BYTES);
+	memcpy(st, before3, ULID_BYTES);
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, after3, ULID_BYTES);
+}
+
+static void
+test_uuid7_mono_wait_and_range(void **state)
+{
+	uint8_t		st[ULID_BYTES];
+	uint8_t		out[ULID_BYTES];
+	uint8_t		copy[ULID_BYTES];
+	static const uint8_t full[ULID_BYTES] = {
+		0x01, 0x8E, 0xAF, 0xC1, 0x84, 0x35,
+		0x7F, 0xFF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF
+	};
+
+	(void) state;
+	memcpy(st, full, ULID_BYTES);
+	memset(out, SENTINEL_BYTE, sizeof(out));
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_WAIT);
+	assert_memory_equal(st, full, ULID_BYTES);
+	memcpy(copy, out, ULID_BYTES);
+	for (int i = 0; i < ULID_BYTES; i++)
+		assert_int_equal(copy[i], SENTINEL_BYTE);
+	/* the next millisecond issues again */
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(ulid_time_ms(out), vec1_time + 1);
+	assert_int_equal(uuid7_monotonic_next(st, ULID_MAX_TIME + 1, vec1_rand, out), ULID_MONO_TIME_RANGE);
+}
+
+/* 100,000 in one millisecond: strictly increasing, version and variant kept */
+static void
+test_uuid7_mono_long(void **state)
+{
+	uint8_t		st[ULID_BYTES] = {0};
+	uint8_t		prev[ULID_BYTES];
+	uint8_t		out[ULID_BYTES];
+
+	(void) state;
+	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, prev), ULID_MONO_OK);
+	for (int i = 0; i < 100000; i++)
+	{
+		assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+		assert_true(memcmp(out, prev, ULID_BYTES) > 0);
+		assert_int_equal(out[6] >> 4, 7);
+		assert_int_equal(out[8] >> 6, 2);
+		memcpy(prev, out, ULID_BYTES);
+	}
+}
+
+
+/* rnd NULL: only a new millisecond needs it, and says so */
+static void
+test_mono_need_random(void **state)
+{
+	uint8_t		st[ULID_BYTES] = {0};
+	uint8_t		st7[ULID_BYTES] = {0};
+	uint8_t		out[ULID_BYTES];
+	uint8_t		before[ULID_BYTES];
+
+	(void) state;
+	assert_int_equal(ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_int_equal(ulid_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
+	/* the same millisecond needs none */
+	assert_int_equal(ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_OK);
+	assert_memory_equal(out, st, ULID_BYTES);
+	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_OK);
+	assert_int_equal(out[15], 0x12);
+	/* a later one does, and nothing changes */
+	memcpy(before, st7, ULID_BYTES);
+	assert_int_equal(uuid7_monotonic_next(st7, vec1_time + 1, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_memory_equal(st7, before, ULID_BYTES);
+}
+
 int
 main(void)
 {
@@ -911,6 +1087,12 @@ main(void)
 		cmocka_unit_test(test_mono_wait),
 		cmocka_unit_test(test_mono_time_range),
 		cmocka_unit_test(test_mono_long_sequence),
+		cmocka_unit_test(test_uuid7_build),
+		cmocka_unit_test(test_uuid7_mono_steps),
+		cmocka_unit_test(test_uuid7_mono_carry),
+		cmocka_unit_test(test_uuid7_mono_wait_and_range),
+		cmocka_unit_test(test_uuid7_mono_long),
+		cmocka_unit_test(test_mono_need_random),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

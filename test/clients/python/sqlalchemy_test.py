@@ -43,7 +43,7 @@ def main(t):
 
     def issued():
         with engine.connect() as c:
-            return c.execute(sa.text("SELECT issued FROM cosid_stats WHERE name = 'invoice'")).scalar_one()
+            return c.execute(sa.text("SELECT issued FROM cosid.generator_stats WHERE name = 'invoice'")).scalar_one()
 
     def autogenerate(metadata, hook):
         with engine.connect() as c:
@@ -68,7 +68,7 @@ def main(t):
     rc, out = alembic("-x", "check=1", "revision", "--autogenerate", "-m", "check")
     t.ok(rc == 0 and "No new upgrade operations detected." in out, "autogenerate (-x check=1): no change", out)
     t.eq(sorted(os.listdir(os.path.join(ALEMBIC, "versions"))), files, "... and no migration file written")
-    t.eq(issued(), before, "... and no id issued (cosid_stats)")
+    t.eq(issued(), before, "... and no id issued (cosid.generator_stats)")
     t.eq(autogenerate(Base.metadata, compare_server_default), [],
          "compare_metadata with the text comparison: no change")
     t.eq(issued(), before, "... and no id issued")
@@ -113,7 +113,7 @@ def main(t):
         server = c.execute(sa.text("SELECT id, ref::text, item FROM invoices ORDER BY id")).all()
     t.eq([tuple(r) for r in server], sorted((i, str(r), item) for i, r, item in got),
          "every row on the server is what the ORM got back")
-    t.eq(issued(), before + 2 + 10, "cosid_stats counts the 10 ids")
+    t.eq(issued(), before + 2 + 10, "cosid.generator_stats counts the 10 ids")
 
     # the ULID type: a uuid.UUID, a Ulid or ULID text as a value and in WHERE
     plain = uuid.uuid4()
