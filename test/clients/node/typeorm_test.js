@@ -18,7 +18,7 @@ const { ok, eq, show, run, freshDatabase, uuidv7Time, ULID_TEXT, SAFE, CODEC, co
 
 const generated = fs.mkdtempSync(path.join(os.tmpdir(), 'cosid-typeorm-'));
 process.env.COSID_TYPEORM_GENERATED = generated;
-const { In } = require('typeorm');
+const { DataSource, In } = require('typeorm');
 const { dataSource, Invoice } = require('./typeorm_datasource');
 
 // the typeorm CLI (typeorm/cli.js) with the data source file: [exit status, output]
@@ -47,6 +47,12 @@ run(async () => {
     ok(rc === 0 && /Invoices1767225600001 has been +executed successfully/.test(out), 'typeorm migration:run: the generated migration', out);
     [rc, out] = typeorm('migration:generate', path.join(generated, 'Again'), '--check');
     ok(rc === 0 && /No changes in database schema were found/.test(out), 'a second migration:generate --check finds no change (id is not dropped and added)', out);
+
+    const unlisted = new DataSource({ ...dataSource.options, migrations: [] }); // without supportedDataTypes.push('ulid')
+    let refused = '';
+    await unlisted.initialize().catch((e) => { refused = e.message; });
+    if (unlisted.isInitialized) await unlisted.destroy();
+    ok(/Data type "ulid" in "Invoice.ref" is not supported/.test(refused), 'without ulid in supportedDataTypes TypeORM refuses the entity', refused);
 
     await dataSource.initialize();
     const repo = dataSource.getRepository(Invoice);
