@@ -57,7 +57,7 @@ run(async () => {
     const some = await db.map('SELECT item FROM invoices WHERE ref IN ($1:csv) ORDER BY ref', [made.slice(1, 4).map((m) => m.ref)], (r) => r.item);
     eq(some, made.slice(1, 4).map((m) => m.item), 'WHERE ref IN ($1:csv) with ULID texts');
     const any = await db.map({ name: 'by-refs', text: 'SELECT item FROM invoices WHERE ref = ANY($1) ORDER BY ref', values: [made.map((m) => m.ref)] }, undefined, (r) => r.item);
-    eq(any, made.map((m) => m.item), 'an array of ULID texts as a ulid[] prepared statement parameter: ref = ANY($1)');
+    eq(any, [...made].sort((a, b) => (a.ref < b.ref ? -1 : 1)).map((m) => m.item), 'an array of ULID texts as a ulid[] prepared statement parameter: ref = ANY($1)');
 
     // the codec functions: values formatted into the text, and prepared statement parameters (untyped)
     const id = ids[0];
