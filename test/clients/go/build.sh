@@ -11,14 +11,14 @@ dir=$1
 mkdir -p "$dir"
 exec 9>"$dir.lock"
 flock 9
-go=$(command -v go || echo /usr/lib/go/bin/go)
 sum=$({
 	cat "$here/cosid_pgx.go"
-	"$go" version
+	go version
 	dpkg-query -W 'golang-github-jackc-*' 2>/dev/null || true
 } | sha256sum | cut -c1-16)
 [ -f "$dir/$sum.stamp" ] && [ -x "$dir/cosid_pgx" ] && exit 0
 rm -f "$dir/cosid_pgx" "$dir"/*.stamp
-(cd "$here" && env GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$dir/cache" GOFLAGS= GOPROXY=off \
-	"$go" build -o "$dir/cosid_pgx" cosid_pgx.go)
+export GOCACHE=$dir/cache GOFLAGS= GOPROXY=off
+cd "$here"
+GO111MODULE=off GOPATH=/usr/share/gocode go build -o "$dir/cosid_pgx" cosid_pgx.go
 touch "$dir/$sum.stamp"
