@@ -29,7 +29,11 @@ packages=(
 	libipc-run-perl faketime postgresql-"$COSID_PG_DEBIAN"-pgtap libtap-parser-sourcehandler-pgtap-perl
 	# the client tests (test/clients): Python and Java drivers, ORM and migrations
 	python3-psycopg python3-psycopg2 python3-sqlalchemy python3-alembic
-	libpostgresql-jdbc-java openjdk-17-jdk-headless
+	libpostgresql-jdbc-java openjdk-17-jdk-headless libhibernate3-java libjavassist-java libslf4j-java
+	# Go (pgx v4, GOPATH mode) and Rust (tokio-postgres, cargo offline on Debian's crates)
+	golang-go golang-github-jackc-pgx-v4-dev
+	cargo rustc librust-tokio-postgres-dev librust-postgres-types-dev librust-uuid-dev librust-tokio-dev
+	librust-tokio-macros-dev librust-futures-util-dev librust-bytes-dev
 	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
 	postgresql-"$COSID_PG_DEBIAN"-pglogical
 )

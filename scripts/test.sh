@@ -178,11 +178,13 @@ suite_pgtap() {
 
 # The real clients (test/clients/: psycopg 3, psycopg2, SQLAlchemy and Alembic,
 # pgjdbc, node-postgres, Knex, TypeORM, Sequelize, Drizzle and drizzle-kit,
-# pg-promise), each program printing TAP and making its own
+# pg-promise, pgx, tokio-postgres, Hibernate), each program printing TAP and making its own
 # database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
 # cosid.machine_bits = 3 for the JS_SAFE_MS layout; python/readme_test.py
 # checks that the README's Cookbook shows their code.  The npm packages are
-# installed once per package-lock.json into $COSID_CACHE/node-clients.
+# installed once per package-lock.json into $COSID_CACHE/node-clients; the Go
+# and Rust programs are built once per source into $COSID_CACHE/go-clients and
+# rust-clients.
 suite_clients() {
 	local data=$VW/clients/data port=54341 modules=$COSID_CACHE/node-clients rc
 	mkdir -p "$VW/clients"
@@ -192,6 +194,10 @@ suite_clients() {
 		record clients 0 1
 		return
 	fi
+	# the Go and Rust programs, built before the clock of prove starts (a no-op
+	# when built); a failed build is reported by their *_test.sh
+	bash "$VW/test/clients/go/build.sh" "$COSID_CACHE/go-clients" >"$VW/clients/go-build.log" 2>&1
+	bash "$VW/test/clients/rust/build.sh" "$COSID_CACHE/rust-clients" >"$VW/clients/rust-build.log" 2>&1
 	if ! cluster_start "$data" "$port" "include '$VW/test/cosid.conf'" \
 		"listen_addresses = '127.0.0.1'" "cosid.machine_bits = 3"; then
 		tail -n 30 "$data/server.log"
@@ -199,7 +205,7 @@ suite_clients() {
 		return
 	fi
 	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
-		COSID_README="$REPO/README.md" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+		COSID_CACHE="$COSID_CACHE" COSID_README="$REPO/README.md" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
 	rc=$?
 	cat "$VW/clients.log"
 	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"

@@ -13,7 +13,7 @@ from tap import Tap  # noqa: E402
 
 CLIENTS = os.path.dirname(HERE)
 README = os.environ.get("COSID_README") or os.path.join(CLIENTS, "..", "..", "README.md")
-COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--", "prisma": "//"}
+COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--", "prisma": "//", "go": "//", "rust": "//", "toml": "#"}
 
 
 def squeeze(text):
@@ -23,9 +23,9 @@ def squeeze(text):
 def sources():
     out = []
     for root, dirs, files in os.walk(CLIENTS):
-        dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__")]
+        dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__", "target")]
         for name in files:
-            if name.endswith((".py", ".java", ".js", ".sh", ".ini", ".mako", ".prisma")):
+            if name.endswith((".py", ".java", ".js", ".sh", ".ini", ".mako", ".prisma", ".go", ".rs", ".toml")):
                 with open(os.path.join(root, name), encoding="utf-8") as f:
                     out.append(squeeze(f.read()))
     return " \n ".join(out)
