@@ -152,27 +152,38 @@ def main(t):
          [(r, n) for n, r in enumerate(refs[:5], 1)], "select_related('order'): each line's order's ref")
 
     # encode, decode, unpack through connection.cursor() with %s parameters
-    text = sql("SELECT cosid_encode(%s, %s)", ("order", ids[0]))[0][0]
-    t.eq(text, "O" + base62(ids[0]), "cosid_encode(%s, %s): the order codec's text")
-    t.eq(sql("SELECT cosid_decode(%s, %s)", ("order", text)), [(ids[0],)], "cosid_decode(%s, %s): the id")
     codec = json.dumps([{"radix": 62}, {"prefix": "O"}])
-    t.eq(sql("SELECT cosid_encode_with(%s, %s)", (ids[0], codec)), [(text,)], "cosid_encode_with(%s, %s): the same")
-    t.eq(sql("SELECT cosid_decode_with(%s, %s)", (text, codec)), [(ids[0],)], "cosid_decode_with(%s, %s): the id")
-    parts = sql("SELECT * FROM cosid_unpack(%s, %s)", ("order", ids[0]))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT cosid_encode(%s, %s)", ("order", ids[0]))
+        text = cursor.fetchone()[0]
+        cursor.execute("SELECT cosid_decode(%s, %s)", ("order", text))
+        decoded = cursor.fetchone()[0]
+        cursor.execute("SELECT cosid_encode_with(%s, %s), cosid_decode_with(%s, %s)", (ids[0], codec, text, codec))
+        with_codec = cursor.fetchone()
+        cursor.execute("SELECT * FROM cosid_unpack(%s, %s)", ("order", ids[0]))
+        parts = cursor.fetchone()
+        cursor.execute("SELECT * FROM cosid_unpack_text(%s, %s)", ("order", text))
+        parts_text = cursor.fetchone()
+        cursor.execute("SELECT * FROM cosid_unpack(%s, %s)", ("order", str(ids[0])))
+        parts_str = cursor.fetchone()
+        cursor.execute("SELECT ref FROM shop_order WHERE ref = %s", (refs[0],))
+        raw = cursor.fetchone()
+    t.eq(text, "O" + base62(ids[0]), "cosid_encode(%s, %s): the order codec's text")
+    t.eq(decoded, ids[0], "cosid_decode(%s, %s): the id")
+    t.eq(with_codec, (text, ids[0]), "cosid_encode_with(%s, %s), cosid_decode_with(%s, %s): the same")
     now = datetime.datetime.now(datetime.timezone.utc)
-    t.ok(len(parts) == 1 and abs((now - parts[0][0]).total_seconds()) < 60 and parts[0][1] == 0,
+    t.ok(abs((now - parts[0]).total_seconds()) < 60 and parts[1] == 0,
          "cosid_unpack(%s, %s): made about now, in slot 0", parts)
-    t.eq(sql("SELECT * FROM cosid_unpack_text(%s, %s)", ("order", text)), parts, "cosid_unpack_text(%s, %s): the same")
-    t.eq(sql("SELECT * FROM cosid_unpack(%s, %s)", ("order", str(ids[0]))), parts,
-         "cosid_unpack(%s, %s) with the id as a str: the same")
-    t.eq(sql("SELECT ref FROM shop_order WHERE ref = %s", (str(refs[0]),)), [(str(refs[0]),)],
-         "a raw cursor reads a ulid as its ULID text")
+    t.eq(parts_text, parts, "cosid_unpack_text(%s, %s): the same")
+    t.eq(parts_str, parts, "cosid_unpack(%s, %s) with the id as a str: the same")
+    t.eq(raw, (str(refs[0]),), "a raw cursor: a Ulid parameter finds its row; a ulid reads as its ULID text")
 
     # inspectdb: Django's writes fields that insert NULL; cosid_django's writes the fields above
     rc, plain = command(inspectdb.Command(), "shop_order", "shop_line")
     t.ok(rc == 0 and "id = models.BigIntegerField(primary_key=True)" in plain
-         and "ref = models.TextField(unique=True)  # This field type is a guess." in plain,
-         "Django's inspectdb: a BigIntegerField key, ref a TextField", plain)
+         and "ref = models.TextField(unique=True)  # This field type is a guess." in plain
+         and "uid = models.UUIDField(unique=True)" in plain,
+         "Django's inspectdb: a BigIntegerField key, ref a TextField, uid a UUIDField", plain)
     models = load(plain, "plain")
     try:
         with transaction.atomic():

@@ -10,8 +10,12 @@ import uuid
 
 from django.db import models
 from django.db.models.query_utils import DeferredAttribute
+from psycopg2.extensions import AsIs, register_adapter
 
 from cosid_ulid import Ulid
+
+# Django has psycopg2 send a uuid.UUID as '...'::uuid, and so a Ulid, with its ULID text: make that '...'::ulid
+register_adapter(Ulid, lambda u: AsIs(f"'{u}'::ulid"))
 
 
 class DatabaseDefault(models.Expression):
