@@ -65,5 +65,6 @@ else
 fi
 
 bash "$REPO/scripts/pg.sh" server "${versions[@]}"
-# the npm packages of the client tests (pg, ulid), once per package-lock.json
+# the npm packages of the client tests (pg, ulid, knex, typeorm, sequelize,
+# drizzle-orm, drizzle-kit, pg-promise), once per package-lock.json
 bash "$REPO/test/clients/node/install.sh" "$COSID_CACHE/node-clients"

@@ -491,7 +491,7 @@ is(setup_errors($r), '', 'd) the attacker creates evil.enc(bigint) and evil.dec(
 			  . jlit({ strategy => 'snowflake', codec => $custom->('priv.enc(bigint)', 'evil.dec(text)') }) . ');' ],
 		[ 'inline encode', 'SELECT public.cosid_encode_with(5::bigint, '
 			  . jlit($custom->('priv.enc(bigint)', 'priv.dec(text)')) . ');' ],
-		[ 'inline decode', q{SELECT public.cosid_decode('X5', }
+		[ 'inline decode', q{SELECT public.cosid_decode_with('X5', }
 			  . jlit($custom->('priv.enc(bigint)', 'priv.dec(text)')) . ');' ],
 		[ 'inline own', 'SELECT public.cosid_encode_with(5::bigint, '
 			  . jlit($custom->('evil.enc(bigint)', 'evil.dec(text)')) . ');' ],

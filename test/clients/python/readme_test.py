@@ -13,7 +13,7 @@ from tap import Tap  # noqa: E402
 
 CLIENTS = os.path.dirname(HERE)
 README = os.environ.get("COSID_README") or os.path.join(CLIENTS, "..", "..", "README.md")
-COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--"}
+COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--", "prisma": "//"}
 
 
 def squeeze(text):
@@ -25,7 +25,7 @@ def sources():
     for root, dirs, files in os.walk(CLIENTS):
         dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__")]
         for name in files:
-            if name.endswith((".py", ".java", ".js", ".sh", ".ini", ".mako")):
+            if name.endswith((".py", ".java", ".js", ".sh", ".ini", ".mako", ".prisma")):
                 with open(os.path.join(root, name), encoding="utf-8") as f:
                     out.append(squeeze(f.read()))
     return " \n ".join(out)
