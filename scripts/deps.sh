@@ -28,7 +28,7 @@ packages=(
 	# TAP (PostgreSQL::Test::Cluster), a faked clock, pgTAP
 	libipc-run-perl faketime postgresql-"$COSID_PG_DEBIAN"-pgtap libtap-parser-sourcehandler-pgtap-perl
 	# the client tests (test/clients): Python and Java drivers, ORM and migrations
-	python3-psycopg python3-psycopg2 python3-sqlalchemy python3-alembic
+	python3-psycopg python3-psycopg2 python3-sqlalchemy python3-alembic python3-asyncpg python3-django
 	libpostgresql-jdbc-java openjdk-17-jdk-headless libhibernate3-java libjavassist-java libslf4j-java
 	# Go (pgx v4, GOPATH mode) and Rust (tokio-postgres, cargo offline on Debian's crates)
 	golang-go golang-github-jackc-pgx-v4-dev

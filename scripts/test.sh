@@ -176,9 +176,10 @@ suite_pgtap() {
 	count_tap "$VW/pgtap.log" $rc pgtap
 }
 
-# The real clients (test/clients/: psycopg 3, psycopg2, SQLAlchemy and Alembic,
-# pgjdbc, node-postgres, Knex, TypeORM, Sequelize, Drizzle and drizzle-kit,
-# pg-promise, pgx, tokio-postgres, Hibernate), each program printing TAP and making its own
+# The real clients (test/clients/: psycopg 3, psycopg2, asyncpg, SQLAlchemy and
+# Alembic, Django, pgjdbc, Hibernate, node-postgres, Knex, TypeORM, Sequelize,
+# Drizzle and drizzle-kit, pg-promise, pgx, tokio-postgres), each program
+# printing TAP and making its own
 # database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
 # cosid.machine_bits = 3 for the JS_SAFE_MS layout; python/readme_test.py
 # checks that the README's Cookbook shows their code.  The npm packages are

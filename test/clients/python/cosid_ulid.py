@@ -1,5 +1,5 @@
 """cosid's ulid type in Python: Ulid, a uuid.UUID that reads and prints ULID text,
-and the adapters that make psycopg 3 and psycopg2 load and dump it.
+and the adapters that make psycopg 3, psycopg2 and asyncpg load and dump it.
 
 The 16 bytes of a ulid are those of a uuid (Ulid(...).bytes is what the server
 sends in binary), so a Ulid compares equal to the uuid.UUID with the same bytes."""
@@ -81,3 +81,18 @@ def register_psycopg2(conn):
     extensions.register_type(extensions.new_array_type((array_oid,), "ULID[]", ulid), conn)
     extensions.register_adapter(Ulid, lambda u: extensions.AsIs(f"'{u}'::ulid"))
     return oid, array_oid
+
+
+async def register_asyncpg(conn, as_ulid=False):
+    """asyncpg: ulid and ulid[] as uuid.UUID, in parameters, results and binary
+    COPY, through asyncpg's own uuid codec (the 16 bytes are the same).  With
+    as_ulid=True: results are Ulid, and a parameter is any uuid.UUID or ULID text.
+    Per connection: asyncpg.create_pool(..., init=register_asyncpg)."""
+    schema = await conn.fetchval("SELECT nspname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+                                 "WHERE t.oid = 'ulid'::regtype")
+    if not as_ulid:
+        await conn.set_builtin_type_codec("ulid", schema=schema, codec_name="uuid")
+        return
+    await conn.set_type_codec("ulid", schema=schema, format="binary",
+                              encoder=lambda v: (v if isinstance(v, uuid.UUID) else Ulid(v)).bytes,
+                              decoder=lambda data: Ulid(bytes=bytes(data)))

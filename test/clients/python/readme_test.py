@@ -2,7 +2,8 @@
 """The README's Cookbook shows the code that the client tests run (TAP): every
 line of its code blocks, less a trailing comment and semicolon, is in a file
 under test/clients (white space aside); lines that are only a comment are
-examples of output.  README.md: $COSID_README, else the checkout's."""
+examples of output.  And every client program (test/clients/*/*_test.*) is
+named in it.  README.md: $COSID_README, else the checkout's."""
 import os
 import re
 import sys
@@ -54,6 +55,10 @@ def main(t):
                 missing.append(line)
         first = squeeze(body.splitlines()[0])[:60]
         t.ok(not missing, f"block {n} ({lang}: {first}) is in test/clients", "\n".join(missing))
+    programs = sorted(name for d in os.listdir(CLIENTS) if os.path.isdir(os.path.join(CLIENTS, d))
+                      for name in os.listdir(os.path.join(CLIENTS, d)) if re.match(r"\w+_test\.\w+$", name))
+    for name in programs:
+        t.ok(name in section.group(1), f"the Cookbook names {name}")
 
 
 Tap().run(main)
