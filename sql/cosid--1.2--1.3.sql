@@ -659,3 +659,11 @@ ALTER FUNCTION cosid_encode(bigint, jsonb) RENAME TO cosid_encode_with;
 ALTER FUNCTION cosid_decode(text, jsonb) RENAME TO cosid_decode_with;
 ALTER FUNCTION cosid_unpack(text, text) RENAME TO cosid_unpack_text;
 COMMENT ON FUNCTION cosid_unpack_text(text, text) IS 'when, where and in what order an id given as text (through its generator''s codec) was made';
+
+-- A copy of a server is not the same server (1.3): a server started from a
+-- copy (base backup, point-in-time recovery, file copy) of one that uses its
+-- manual slot issues nothing until a superuser confirms the slot is its own.
+CREATE FUNCTION cosid_slot_confirm() RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION cosid_slot_confirm() FROM PUBLIC;
+COMMENT ON FUNCTION cosid_slot_confirm() IS 'confirm that this server, started from a copy of another, may use its manual slot (the original no longer does)';

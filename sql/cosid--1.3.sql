@@ -618,6 +618,14 @@ CREATE FUNCTION cosid_slot(OUT mode text, OUT slot integer, OUT namespace text, 
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cosid_slot() IS 'this server''s slot and the window in which it issues ids';
 
+-- A copy of a server is not the same server (1.3): a server started from a
+-- copy (base backup, point-in-time recovery, file copy) of one that uses its
+-- manual slot issues nothing until a superuser confirms the slot is its own.
+CREATE FUNCTION cosid_slot_confirm() RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION cosid_slot_confirm() FROM PUBLIC;
+COMMENT ON FUNCTION cosid_slot_confirm() IS 'confirm that this server, started from a copy of another, may use its manual slot (the original no longer does)';
+
 CREATE FUNCTION cosid.stats(OUT name text, OUT issued bigint, OUT seq_waits bigint,
 							OUT clock_borrows bigint, OUT clock_waits bigint, OUT clock_failures bigint,
 							OUT segment_fetches bigint, OUT segment_waits bigint,

@@ -123,6 +123,16 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("this server's slot window is closed because the server is shutting down")));
 					break;
+				case COSID_SLOT_UNCONFIRMED:
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("this server's manual slot %d was recorded by another data directory: it issues no ids until it is confirmed",
+									cosid_manual_slot()),
+							 errdetail("The server was started from a copy (a base backup, a point-in-time recovery or a file copy) of a server that uses slot %d; both would issue the same ids.",
+									   cosid_manual_slot()),
+							 errhint("If the server it was copied from no longer uses slot %d, a superuser runs SELECT cosid_slot_confirm(); otherwise give this server a slot of its own (cosid.slot) and restart it.",
+									 cosid_manual_slot())));
+					break;
 				default:
 					if (cosid_lease_mode())
 					{
@@ -243,6 +253,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 				}
 				if (now - window_wait_since >= WINDOW_GRACE_MS ||
 					cosid_window_state() == COSID_SLOT_CLOSED ||
+					cosid_window_state() == COSID_SLOT_UNCONFIRMED ||
 					cosid_lease_store_away())
 					report_stop(c, r, 0);
 				cosid_wait_1ms();

@@ -64,8 +64,11 @@ typedef enum CosidSlotState
 	COSID_SLOT_STARTING = 0,	/* no window yet */
 	COSID_SLOT_ACTIVE,			/* window open */
 	COSID_SLOT_CLOSED,			/* shutting down: window closed for good */
-	COSID_SLOT_RECOVERY			/* manual slot, server in recovery: no window
+	COSID_SLOT_RECOVERY,		/* manual slot, server in recovery: no window
 								 * until it ends (promotion) */
+	COSID_SLOT_UNCONFIRMED		/* manual slot recorded by another data
+								 * directory: no window until the operator
+								 * confirms it (cosid_slot_confirm) */
 } CosidSlotState;
 
 /* The window in shared memory: written by slot.c's functions only. */
@@ -77,6 +80,7 @@ typedef struct CosidSlotWindow
 	int			slot;			/* set by the worker before ACTIVE */
 	pg_atomic_uint64 renewals;	/* durable window extensions */
 	pg_atomic_uint32 wanted;	/* a backend found the window lapsed */
+	pg_atomic_uint32 confirmed;	/* cosid_slot_confirm() was called */
 	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
 } CosidSlotWindow;
 
@@ -118,6 +122,10 @@ cosid_window_renewals(void)
 
 /* A backend found the window lapsed: ask the worker for a new end now. */
 extern void cosid_window_request(void);
+
+/* cosid_slot_confirm(): this copy's manual slot is its own; and its reading. */
+extern void cosid_window_confirm(void);
+extern bool cosid_window_confirmed(void);
 
 /* Written by the slot worker only. */
 extern void cosid_window_set_worker_latch(void);

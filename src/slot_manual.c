@@ -15,12 +15,28 @@
  * recovery (primary_only), since the window ends replayed from the WAL are
  * known only when recovery is over.
  *
+ * A copy of a server is not the same server (1.3): the record names the
+ * data directory that wrote it (its inode).  A server that finds the record
+ * of another data directory, and did not start as a standby (standby.signal:
+ * a promoted standby of a running stream takes its primary's place), was
+ * started from a copy: a base backup, a point-in-time recovery, a file copy.
+ * It would issue the very ids its original issues with the same slot, so it
+ * opens no window (COSID_SLOT_UNCONFIRMED, 55000 for its callers) until the
+ * operator confirms that the slot is its own (cosid_slot_confirm()); then
+ * the record becomes this directory's.  A record of 1.2 names no directory:
+ * it is taken as this one's.
+ *
  * Owns: pg_cosid/slot.state.  Must not: touch the window (the worker does).
  */
 #include "slot_source.h"
 #include "slot.h"
 #include "wal.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/xlog.h"
+#include "miscadmin.h"
 #include "storage/fd.h"
 
 #define SLOT_FILE	COSID_STATE_DIR "/slot.state"
@@ -34,9 +50,27 @@ typedef struct SlotRecord
 	int64		end_ms;			/* no id of this slot's holder used a unit
 								 * starting at or after this */
 	bool		clean;			/* written at clean shutdown */
+	uint64		datadir;		/* the inode of the data directory that
+								 * wrote it (0: unknown, 1.2) */
 } SlotRecord;
 
 static SlotRecord rec;
+
+/* The worker started while the server was a standby (standby.signal). */
+static bool started_as_standby = false;
+
+/* The inode of this server's data directory. */
+static uint64
+datadir_inode(void)
+{
+	struct stat st;
+
+	if (stat(".", &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat data directory \"%s\": %m", DataDir)));
+	return (uint64) st.st_ino;
+}
 
 /* Read the record; false when there is none.  A damaged one is an error. */
 static bool
@@ -86,6 +120,8 @@ read_record(SlotRecord *rec)
 		}
 		else if (strcmp(line, "clean") == 0)
 			rec->clean = strcmp(eq, "1") == 0;
+		else if (strcmp(line, "datadir_inode") == 0)
+			rec->datadir = strtou64(eq, NULL, 10);
 	}
 	FreeFile(f);
 	if (!have_magic || !have_slot || !have_end)
@@ -104,8 +140,9 @@ write_record(const SlotRecord *rec)
 	char		buf[256];
 	int			len;
 
-	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\n",
-				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0);
+	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\ndatadir_inode=" UINT64_FORMAT "\n",
+				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0,
+				   rec->datadir);
 	cosid_write_durably(SLOT_FILE, SLOT_TMP, buf, len);
 }
 
@@ -113,6 +150,37 @@ static void
 manual_start(void)
 {
 	cosid_ensure_state_dir();
+	/* the worker starts with the postmaster, before a promotion removes it */
+	started_as_standby = access(STANDBY_SIGNAL_FILE, F_OK) == 0;
+}
+
+/*
+ * Whether this server may take the slot of a record another data directory
+ * wrote: it started as a standby, or the operator confirmed.  Otherwise
+ * say why (once) and hold no window.
+ */
+static bool
+copy_may_take(const SlotRecord *prev)
+{
+	static bool said = false;
+
+	if (started_as_standby || cosid_window_confirmed())
+	{
+		ereport(LOG,
+				(errmsg("cosid slot worker takes slot %d, recorded by another data directory, as this server's: %s",
+						prev->slot, started_as_standby ? "it was promoted from a standby" : "cosid_slot_confirm() was called")));
+		return true;
+	}
+	cosid_window_set_state(COSID_SLOT_UNCONFIRMED);
+	if (!said)
+		ereport(WARNING,
+				(errmsg("cosid slot worker holds no window: slot %d was recorded by another data directory", prev->slot),
+				 errdetail("This server was started from a copy of a server that uses slot %d (a base backup, a point-in-time recovery or a file copy); both would issue the same ids.",
+						   prev->slot),
+				 errhint("If the server it was copied from no longer uses slot %d, run SELECT cosid_slot_confirm(); as a superuser. Otherwise give this server a slot of its own (cosid.slot) and restart it.",
+						 prev->slot)));
+	said = true;
+	return false;
 }
 
 static bool
@@ -131,6 +199,11 @@ manual_acquire(int *slot, int64 *start_ms)
 	*slot = cosid_manual_slot();
 	if (read_record(&prev))
 	{
+		/* a record of another data directory: this server is a copy */
+		if (prev.datadir != 0 && prev.datadir != datadir_inode() &&
+			prev.slot == *slot && strcmp(prev.namespace, cosid_namespace) == 0 &&
+			!copy_may_take(&prev))
+			return false;
 		if (prev.slot == *slot && strcmp(prev.namespace, cosid_namespace) == 0)
 			start = prev.end_ms;
 		else
@@ -151,6 +224,10 @@ manual_acquire(int *slot, int64 *start_ms)
 	rec.slot = *slot;
 	strlcpy(rec.namespace, cosid_namespace, NAMEDATALEN);
 	rec.clean = false;
+	rec.datadir = datadir_inode();
+	/* this directory's from now on, before any window opens */
+	rec.end_ms = start;
+	write_record(&rec);
 	*start_ms = start;
 	return true;
 }

@@ -6,7 +6,9 @@
 # its clock 1.5 s behind the restore point (inside the span of the ids in
 # its table), issues: no id equals one in its restored table, all are above
 # the table's max id (it answers 55000 until its clock passes the window end
-# it replayed).
+# it replayed).  Since 1.3 it first holds no window at all, being a copy of
+# the primary with the primary's slot, until the primary is stopped and
+# cosid_slot_confirm() says the slot is its own.
 #
 # pg_rewind: a primary A and its standby B; B is promoted and inserts, A
 # inserts a few rows of its own (lost to the rewind), A is stopped cleanly,
@@ -74,6 +76,17 @@ like(slurp_file($restored->logfile), qr/recovery stopping at restore point "mid"
 	'PITR: recovery stopped at the restore point');
 my ($rcount, $rmax) = split /\|/, $restored->safe_psql('postgres', 'SELECT count(*), max(id) FROM t');
 ok($rcount > 0 && $rcount < $total, "PITR: the restored table holds the rows before the restore point ($rcount of $total)");
+# (1.3) a copy of a server is not the same server: the restored node, not a
+# standby, finds slot 0 recorded by the primary's data directory and issues
+# nothing until the operator confirms the slot is its own
+ok($restored->poll_query_until('postgres', q{SELECT state = 'unconfirmed' FROM cosid_slot()}),
+	'PITR: the restored node holds no window for slot 0, recorded by another data directory');
+my ($st, $msg) = psql_error($restored, 'postgres', q{SELECT cosid_next('g')});
+is($st, '55000', 'PITR: ... and answers 55000');
+like($msg, qr/^this server's manual slot 0 was recorded by another data directory/, '... saying why');
+$primary->stop;
+is($restored->safe_psql('postgres', 'SELECT cosid_slot_confirm()'), 't',
+	'PITR: with the primary stopped, cosid_slot_confirm() opens a window');
 $set_clock->();
 my $r = fill_rows($restored, "INSERT INTO t (who) VALUES ('restored')", 2000, 15);
 note("PITR: $r->{inserted} rows, $r->{retries} retries (55000), $r->{dup_errors} duplicate keys, "
@@ -86,7 +99,6 @@ is( $restored->safe_psql('postgres', qq{
 	'PITR: all rows distinct, every new id above the max id of the restored table');
 cmp_ok($r->{retries}, '>', 0, "PITR: with its clock behind the replayed window end it first answered 55000 ($r->{retries} times)");
 $restored->stop;
-$primary->stop;
 
 # ---------------------------------------------------------------- pg_rewind
 my $node_a = cosid_node('a', init => { allows_streaming => 1 },
