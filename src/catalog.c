@@ -131,6 +131,10 @@ cosid_xact_callback(XactEvent event, void *arg)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot prepare a transaction that changed cosid generators")));
 			break;
+		case XACT_EVENT_PRE_COMMIT:
+			/* what must be durable with the commit (an error aborts it) */
+			cosid_gen_at_pre_commit();
+			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			if (cosid_catalog_generation)

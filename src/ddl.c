@@ -178,6 +178,22 @@ history_write(const char *name, int64 last, bool from_store, bool forget)
  * uncertainty bits in *old; SPI connected); false when there is none
  * (never dropped here, a name of 1.2, or forgotten).
  */
+/*
+ * A history row of a time-based name that cosid_drop did not write (written
+ * directly, or restored so): not used, with a warning; the name gets a new
+ * identity.
+ */
+static bool
+history_damaged(const char *name, const char *why)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("ignoring the history of time-based generator name \"%s\": %s", name, why),
+			 errdetail("A row of cosid.generator_history that cosid_drop() did not write says nothing about the ids the name issued."),
+			 errhint("Delete the row from cosid.generator_history as the table's owner.")));
+	return false;
+}
+
 static bool
 history_identity(const char *name, CosidGenDef *old)
 {
@@ -186,6 +202,8 @@ history_identity(const char *name, CosidGenDef *old)
 	HeapTuple	tup;
 	TupleDesc	desc;
 	bool		isnull;
+	char	   *strategy;
+	char		msg[256];
 
 	if (!history_exists())
 		return false;
@@ -200,14 +218,30 @@ history_identity(const char *name, CosidGenDef *old)
 	desc = SPI_tuptable->tupdesc;
 	memset(old, 0, sizeof(*old));
 	strlcpy(old->name, name, NAMEDATALEN);
+	/* every column, or the row is not one cosid_drop wrote */
+	for (int i = 1; i <= 8; i++)
+	{
+		(void) SPI_getbinval(tup, desc, i, &isnull);
+		if (isnull)
+			return history_damaged(name, "a column is null");
+	}
 	old->identity = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-	old->strategy = cosid_strategy_from_name(TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull)));
+	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull));
+	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
+		return history_damaged(name, "its strategy is not a time-based one");
+	old->strategy = cosid_strategy_from_name(strategy);
 	old->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
 	old->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
 	old->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
 	old->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
 	old->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
 	old->uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+	if (cosid_layout_check(&old->layout, old->strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+						   msg, sizeof(msg)) != NULL ||
+		old->uncertainty_bits < 0 || old->uncertainty_bits > 63 ||
+		(old->strategy == COSID_STRATEGY_SNOWFLAKE &&
+		 cosid_layout_total_bits(&old->layout) + old->uncertainty_bits > 63))
+		return history_damaged(name, "its layout is not a valid one");
 	return true;
 }
 
@@ -515,7 +549,8 @@ cosid_define(PG_FUNCTION_ARGS)
 
 		if (had)
 			def.identity = old.identity;
-		cosid_gen_define_name(&def, had ? &old : NULL);
+		/* another layout: a new identity (new_identity() again: unused if not) */
+		cosid_gen_define_name(&def, had ? &old : NULL, new_identity());
 	}
 	else if (COSID_TIME_BASED(def.strategy))
 	{
@@ -524,7 +559,7 @@ cosid_define(PG_FUNCTION_ARGS)
 		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
 
 		def.identity = 0;
-		cosid_gen_define_name(&def, had ? &old : NULL);
+		cosid_gen_define_name(&def, had ? &old : NULL, 0);
 	}
 
 	memset(nulls, ' ', sizeof(nulls));
@@ -829,10 +864,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	else if (stored.strategy == COSID_STRATEGY_SEGMENT)
 		history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
-	{
 		history_write(name, 0, false, true);
-		cosid_gen_forget_name(name);
-	}
 	else
 	{
 		/* time-based: its identity, for the name defined again */
@@ -843,6 +875,9 @@ cosid_drop(PG_FUNCTION_ARGS)
 		stored.uncertainty_bits = parsed.uncertainty_bits;
 		history_write_identity(&stored);
 	}
+	/* whatever its strategy: the name's record in pg_cosid/names too, at commit */
+	if (forget)
+		cosid_gen_forget_name(name);
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");

@@ -30,17 +30,20 @@
  *   raises retired_ms, above which every new entry starts.  Across a
  *   restart the slot window does the same (a window starts at or after the
  *   previous durable end).
- * - An identity keeps its layout unless its name is dropped and defined
- *   again with another one (cosid_alter cannot change it): then
- *   cosid_define records the dropped generator's layout in pg_cosid/names
- *   (cosid_gen_define_name), and the first entry with the new layout gets
- *   a floor: every id the old layout could have issued up to now (the
- *   window end bounds what was issued); the new layout issues only above
- *   it, or is refused.  Copies that went different ways take turns the
- *   same way.  cosid_define also records the identity of the name in its
- *   database, so that the name defined again after DROP EXTENSION keeps
- *   it.  pg_cosid/names is a log appended to at those times only (nothing
- *   is written at a generator's first use), rewritten when most of it is
+ * - An identity keeps its layout: a name dropped and defined again with
+ *   another one (cosid_alter cannot change it) gets a new identity
+ *   (cosid_gen_define_name), recorded in pg_cosid/names with a floor: every
+ *   id the old identity could have issued up to now (the window end bounds
+ *   what was issued); the new layout issues only above it, or is refused.
+ *   The old identity's record is never rewritten for another layout, so
+ *   copies of the database that keep the old definition are not bound by
+ *   the change.  A row whose layout is not its identity's record (only a
+ *   forged or damaged one) is refused.  Identity 0 (1.2's names) keeps
+ *   1.2's rule: the layout of its first id after a change is recorded then.
+ *   cosid_define also records the identity of the name in its database, so
+ *   that the name defined again after DROP EXTENSION keeps it.
+ *   pg_cosid/names is a log appended to at those times only (nothing is
+ *   written at a generator's first use), rewritten when most of it is
  *   superseded, with at most 4 x cosid.max_generators names and
  *   cosid.max_generators changed layouts per database (and 1.2's records,
  *   one per name, as identity 0).
@@ -61,6 +64,7 @@
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #define NAMES_FILE	COSID_STATE_DIR "/names"
@@ -159,11 +163,32 @@ typedef struct NamesPerDb
 	int			count;
 } NamesPerDb;
 
-/* The live records of the log, and how many the log holds in all. */
+/* A record's key: (kind, ident, name) or (kind, db, name). */
+typedef struct NameKey
+{
+	int32		kind;
+	Oid			db;				/* NAME_OF_DB */
+	int64		ident;			/* NAME_LAYOUT */
+	char		name[NAMEDATALEN];
+} NameKey;
+
+/* The latest record of each key: its index in Names.all. */
+typedef struct NameLatest
+{
+	NameKey		key;			/* hash key: must be first */
+	int			index;
+} NameLatest;
+
+/*
+ * The log as read: every record in log order (all), the latest of each key
+ * (latest: the live ones), and how many the file holds.
+ */
 typedef struct Names
 {
-	NameRecord *recs;
-	int			count;
+	NameRecord *all;
+	int			nall;
+	int			cap;
+	HTAB	   *latest;
 	int			in_file;
 	bool		rewrite;		/* 1.2's format, or a torn tail: rewrite */
 } Names;
@@ -251,11 +276,16 @@ names_error(const char *what)
 			 errhint("Restore it from a backup of the data directory.")));
 }
 
-static bool
-same_key(const NameRecord *a, const NameRecord *b)
+static void
+record_key(const NameRecord *r, NameKey *key)
 {
-	return a->kind == b->kind && strncmp(a->name, b->name, NAMEDATALEN) == 0 &&
-		(a->kind == NAME_LAYOUT ? a->ident == b->ident : a->db == b->db);
+	memset(key, 0, sizeof(*key));
+	key->kind = r->kind;
+	if (r->kind == NAME_LAYOUT)
+		key->ident = r->ident;
+	else
+		key->db = r->db;
+	strlcpy(key->name, r->name, NAMEDATALEN);
 }
 
 static void
@@ -266,21 +296,54 @@ record_crc(NameRecord *r)
 	FIN_CRC32C(r->crc);
 }
 
-/* Add r to the live records: it replaces the record of its key. */
+static void
+names_init(Names *n)
+{
+	HASHCTL		ctl;
+
+	memset(n, 0, sizeof(*n));
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(NameKey);
+	ctl.entrysize = sizeof(NameLatest);
+	ctl.hcxt = CurrentMemoryContext;
+	n->latest = hash_create("cosid names", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* Add r to the log as read: it becomes the live record of its key. */
 static void
 names_put(Names *n, const NameRecord *r)
 {
-	for (int i = 0; i < n->count; i++)
-		if (same_key(&n->recs[i], r))
-		{
-			/* keep the log's order: the newest last */
-			memmove(&n->recs[i], &n->recs[i + 1], sizeof(NameRecord) * (n->count - i - 1));
-			n->recs[n->count - 1] = *r;
-			return;
-		}
-	n->recs = n->recs ? repalloc(n->recs, sizeof(NameRecord) * (n->count + 1)) :
-		palloc(sizeof(NameRecord));
-	n->recs[n->count++] = *r;
+	NameKey		key;
+	NameLatest *l;
+
+	if (n->nall == n->cap)
+	{
+		n->cap = Max(64, n->cap * 2);
+		n->all = n->all ? repalloc(n->all, sizeof(NameRecord) * n->cap) :
+			palloc(sizeof(NameRecord) * n->cap);
+	}
+	memcpy(&n->all[n->nall], r, sizeof(NameRecord));
+	record_key(r, &key);
+	l = hash_search(n->latest, &key, HASH_ENTER, NULL);
+	l->index = n->nall++;
+}
+
+/* Whether all[i] is the live record of its key. */
+static bool
+names_live(Names *n, int i)
+{
+	NameKey		key;
+	NameLatest *l;
+
+	record_key(&n->all[i], &key);
+	l = hash_search(n->latest, &key, HASH_FIND, NULL);
+	return l != NULL && l->index == i;
+}
+
+static int
+names_count(Names *n)
+{
+	return (int) hash_get_num_entries(n->latest);
 }
 
 /* 1.2's records (after its header): names of identity 0. */
@@ -309,53 +372,52 @@ names_read_1_2(int fd, const NamesHeader12 *h, Names *n)
 		r.uncertainty_bits = old[i].uncertainty_bits;
 		r.layout = old[i].layout;
 		r.floor = old[i].floor;
+		record_crc(&r);
 		names_put(n, &r);
 	}
-	n->in_file = n->count;
+	n->in_file = n->nall;
 	n->rewrite = true;
 	pfree(old);
 }
 
 /*
- * Forget the oldest NAME_OF_DB records of a database beyond NAMES_PER_DB
- * (newest last in n).
+ * Forget the oldest NAME_OF_DB records of a database beyond NAMES_PER_DB,
+ * and, when the log is to be rewritten (compacting), those of databases
+ * that no longer exist (pg_database is shared: any backend can tell).
  */
 static void
-names_trim(Names *n)
+names_trim(Names *n, bool compacting)
 {
 	HASHCTL		ctl;
 	HTAB	   *per_db;
-	bool	   *keep;
-	int			kept = 0;
 
-	if (n->count == 0)
+	if (n->nall == 0)
 		return;
-	keep = palloc(sizeof(bool) * n->count);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(NamesPerDb);
 	ctl.hcxt = CurrentMemoryContext;
 	per_db = hash_create("cosid names per database", 16, &ctl,
 						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int i = n->count - 1; i >= 0; i--)
+	for (int i = n->nall - 1; i >= 0; i--)
 	{
+		NameRecord *r = &n->all[i];
 		NamesPerDb *d;
 		bool		found;
+		NameKey		key;
 
-		keep[i] = true;
-		if (n->recs[i].kind != NAME_OF_DB)
+		if (r->kind != NAME_OF_DB || !names_live(n, i))
 			continue;
-		d = hash_search(per_db, &n->recs[i].db, HASH_ENTER, &found);
+		d = hash_search(per_db, &r->db, HASH_ENTER, &found);
 		if (!found)
 			d->count = 0;
-		keep[i] = ++d->count <= NAMES_PER_DB;
+		if (++d->count <= NAMES_PER_DB &&
+			!(compacting && !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(r->db))))
+			continue;
+		record_key(r, &key);
+		(void) hash_search(n->latest, &key, HASH_REMOVE, NULL);
 	}
-	for (int i = 0; i < n->count; i++)
-		if (keep[i])
-			n->recs[kept++] = n->recs[i];
-	n->count = kept;
 	hash_destroy(per_db);
-	pfree(keep);
 }
 
 /* The live records (none when there is no file); names_lock held. */
@@ -365,7 +427,7 @@ names_read(Names *n)
 	int			fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
 	NamesHeader12 h;
 
-	memset(n, 0, sizeof(*n));
+	names_init(n);
 	if (fd < 0)
 	{
 		if (errno == ENOENT)
@@ -402,7 +464,13 @@ names_read(Names *n)
 			if (!EQ_CRC32C(crc, r.crc))
 			{
 				/* torn while appended, if it is the last one */
-				if (read(fd, &r, 1) != 0)
+				ssize_t		more = read(fd, &r, 1);
+
+				if (more < 0)
+					ereport(ERROR,
+							(errcode_for_file_access(),
+							 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
+				if (more != 0)
 					names_error("checksum mismatch");
 				n->rewrite = true;
 				break;
@@ -410,6 +478,10 @@ names_read(Names *n)
 			n->in_file++;
 			names_put(n, &r);
 		}
+		if (got < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
 		if (got > 0 && got < (ssize_t) sizeof(r))
 			n->rewrite = true;	/* a torn last record */
 	}
@@ -418,7 +490,7 @@ names_read(Names *n)
 	CloseTransientFile(fd);
 
 	/* a database's oldest names beyond its share are forgotten */
-	names_trim(n);
+	names_trim(n, false);
 }
 
 /*
@@ -431,18 +503,28 @@ names_append(Names *n, NameRecord *r)
 {
 	record_crc(r);
 	names_put(n, r);
-	if (n->rewrite || n->in_file == 0 || n->in_file + 1 > 2 * n->count + 64)
+	if (n->rewrite || n->in_file == 0 || n->in_file + 1 > 2 * names_count(n) + 64)
 	{
 		NamesHeader h = {NAMES_MAGIC, NAMES_VERSION};
-		Size		len = mul_size(n->count, sizeof(NameRecord));
-		char	   *buf = palloc(sizeof(h) + len);
+		char	   *buf;
+		Size		len = sizeof(h);
 
-		cosid_ensure_state_dir();
+		names_trim(n, true);
+		buf = palloc(sizeof(h) + mul_size(names_count(n), sizeof(NameRecord)));
 		memcpy(buf, &h, sizeof(h));
-		memcpy(buf + sizeof(h), n->recs, len);
-		cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, sizeof(h) + len);
+		for (int i = 0; i < n->nall; i++)
+		{
+			if (!names_live(n, i))
+				continue;
+			/* its checksum again, over the bytes written */
+			record_crc(&n->all[i]);
+			memcpy(buf + len, &n->all[i], sizeof(NameRecord));
+			len += sizeof(NameRecord);
+		}
+		cosid_ensure_state_dir();
+		cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, len);
 		pfree(buf);
-		n->in_file = n->count;
+		n->in_file = names_count(n);
 		n->rewrite = false;
 		return;
 	}
@@ -454,15 +536,18 @@ names_append(Names *n, NameRecord *r)
 static NameRecord *
 names_find(Names *n, int kind, const CosidGenDef *def)
 {
-	for (int i = 0; i < n->count; i++)
-	{
-		NameRecord *r = &n->recs[i];
+	NameKey		key;
+	NameLatest *l;
 
-		if (r->kind == kind && strncmp(r->name, def->name, NAMEDATALEN) == 0 &&
-			(kind == NAME_LAYOUT ? r->ident == def->identity : r->db == MyDatabaseId))
-			return r;
-	}
-	return NULL;
+	memset(&key, 0, sizeof(key));
+	key.kind = kind;
+	if (kind == NAME_LAYOUT)
+		key.ident = def->identity;
+	else
+		key.db = MyDatabaseId;
+	strlcpy(key.name, def->name, NAMEDATALEN);
+	l = hash_search(n->latest, &key, HASH_FIND, NULL);
+	return l ? &n->all[l->index] : NULL;
 }
 
 /*
@@ -474,8 +559,8 @@ layout_record(Names *n, const CosidGenDef *def, NameRecord *rec)
 {
 	int			mine = 0;
 
-	for (int i = 0; i < n->count; i++)
-		mine += n->recs[i].kind == NAME_LAYOUT && n->recs[i].db == MyDatabaseId ? 1 : 0;
+	for (int i = 0; i < n->nall; i++)
+		mine += n->all[i].kind == NAME_LAYOUT && n->all[i].db == MyDatabaseId && names_live(n, i) ? 1 : 0;
 	if (mine >= cosid_max_generators)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -594,8 +679,6 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						def->name),
 				 errhint("Ids are issued as soon as the cosid slot worker has opened a window.")));
 
-	floor = Max(rec->floor, max_id_until(old, rec->uncertainty_bits, issued_bound_ms()));
-
 	if (rec->wide || def->strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(code),
@@ -604,6 +687,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 				 errdetail("Its earlier layout was %s. The parts of an 80-bit id cannot be ordered across layouts, so a cosid80 name keeps its layout.",
 						   layout_text(old, rec->uncertainty_bits)),
 				 errhint("Define it with its earlier layout, or use another name.")));
+	floor = Max(rec->floor, max_id_until(old, rec->uncertainty_bits, issued_bound_ms()));
 	first = first_unit_above(&def->layout, def->uncertainty_bits, floor);
 	/* past the end of timestamps (a seconds unit with many time bits): never */
 	if (first > (PG_INT64_MAX / 1000 - def->layout.epoch_ms) / def->layout.unit_ms / 1000)
@@ -622,6 +706,25 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 	return floor;
 }
 
+/*
+ * A row of identity def->identity (not 0) with another layout than the one
+ * recorded for that identity: only a forged or damaged row has one, since a
+ * generator's layout changes only when it is defined again, with a new
+ * identity.  It is refused; the record is never rewritten for it.
+ */
+static void
+identity_layout_error(const NameRecord *rec, const CosidGenDef *def, int code)
+{
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("generator \"%s\" has another layout than its identity issued ids with on this server",
+					def->name),
+			 errdetail("Its identity issued ids with %s; its definition says %s. A generator takes another layout only when it is defined again, which gives it an identity of its own.",
+					   layout_text(&rec->layout, rec->uncertainty_bits),
+					   layout_text(&def->layout, def->uncertainty_bits)),
+			 errhint("Drop the generator and define it again with the layout it needs.")));
+}
+
 void
 cosid_gen_check_define(const CosidGenDef *def)
 {
@@ -634,8 +737,11 @@ cosid_gen_check_define(const CosidGenDef *def)
 	names_read(&n);
 	LWLockRelease(names_lock);
 	rec = names_find(&n, NAME_LAYOUT, def);
-	if (rec != NULL && !record_same_layout(rec, def))
-		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+	if (rec == NULL || record_same_layout(rec, def))
+		return;
+	if (def->identity != 0)
+		identity_layout_error(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+	(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 }
 
 bool
@@ -665,32 +771,61 @@ cosid_gen_name_identity(const char *name, CosidGenDef *old)
 }
 
 void
-cosid_gen_define_name(const CosidGenDef *def, const CosidGenDef *old)
+cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_identity)
 {
 	Names		n;
 	NameRecord *rec;
-	NameRecord	first;
-	bool		add_first = false;
+	NameRecord	base;
+	bool		changes;
 
 	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
 		return;
 	LWLockAcquire(names_lock, LW_EXCLUSIVE);
 	names_read(&n);
+	/* what the identity issued with: its record, else its dropped generator's */
 	rec = names_find(&n, NAME_LAYOUT, def);
-	/* the identity issued with old's layout: kept before it changes */
-	if (rec == NULL && old != NULL && !(old->strategy == def->strategy &&
-										old->uncertainty_bits == def->uncertainty_bits &&
-										cosid_layout_same_ids(&old->layout, &def->layout)))
+	if (rec == NULL && old != NULL)
 	{
-		layout_record(&n, old, &first);
-		record_set_layout(&first, old);
-		rec = &first;
-		add_first = true;
+		memset(&base, 0, sizeof(base));
+		record_set_layout(&base, old);
+		base.floor = -1;
+		rec = &base;
 	}
-	if (rec != NULL && !record_same_layout(rec, def))
+	changes = rec != NULL && !record_same_layout(rec, def);
+	if (changes && def->identity == 0 && fresh_identity == 0)
+	{
+		/*
+		 * 1.2's catalog: the name keeps identity 0 and takes the layout at
+		 * its first id (name_floor), as 1.2 did; keep the old one first.
+		 */
 		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
-	if (add_first)
-		names_append(&n, &first);
+		if (rec == &base)
+		{
+			NameRecord	first;
+
+			layout_record(&n, old, &first);
+			record_set_layout(&first, old);
+			names_append(&n, &first);
+		}
+	}
+	else if (changes)
+	{
+		/*
+		 * Another layout: the name gets a new identity, whose ids start above
+		 * every id the old one may have issued up to now (its record, made
+		 * before the first id).  The old identity's record stays as it is,
+		 * so copies of the database that keep the old definition go on
+		 * unhindered.
+		 */
+		int64		floor = floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+		NameRecord	seeded;
+
+		def->identity = fresh_identity;
+		layout_record(&n, def, &seeded);
+		record_set_layout(&seeded, def);
+		seeded.floor = floor;
+		names_append(&n, &seeded);
+	}
 	/* the name's identity in this database, unless it is recorded already */
 	rec = names_find(&n, NAME_OF_DB, def);
 	if (rec == NULL || rec->forgotten || rec->ident != def->identity || !record_same_layout(rec, def))
@@ -709,35 +844,14 @@ cosid_gen_define_name(const CosidGenDef *def, const CosidGenDef *old)
 	LWLockRelease(names_lock);
 }
 
-void
-cosid_gen_forget_name(const char *name)
-{
-	Names		n;
-	NameRecord *rec;
-	CosidGenDef key;
-
-	if (!cosid_preloaded)
-		return;
-	memset(&key, 0, sizeof(key));
-	strlcpy(key.name, name, NAMEDATALEN);
-	LWLockAcquire(names_lock, LW_EXCLUSIVE);
-	names_read(&n);
-	rec = names_find(&n, NAME_OF_DB, &key);
-	if (rec != NULL && !rec->forgotten)
-	{
-		NameRecord	r = *rec;
-
-		r.forgotten = 1;
-		names_append(&n, &r);
-	}
-	LWLockRelease(names_lock);
-}
 
 /*
  * The floor of a time-based generator about to get an entry (caller holds
- * names_lock exclusive, not cosid_gen_hash_lock).  Only an identity whose
- * layout changed has a record; taking the new layout records it durably
- * before its first id.
+ * names_lock, exclusive for identity 0; not cosid_gen_hash_lock).  Only an
+ * identity made for another layout of its name (and 1.2's names, identity
+ * 0) has a record.  A row whose layout is not its identity's is refused
+ * (identity_layout_error); only identity 0 takes another layout here,
+ * recording it durably before its first id, as 1.2 did.
  */
 static int64
 name_floor(const CosidGenDef *def)
@@ -753,8 +867,10 @@ name_floor(const CosidGenDef *def)
 		return -1;
 	if (record_same_layout(rec, def))
 		return rec->floor;
+	if (def->identity != 0)
+		identity_layout_error(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
 	floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
-	r = *rec;
+	memcpy(&r, rec, sizeof(r));
 	record_set_layout(&r, def);
 	r.floor = floor;
 	r.db = MyDatabaseId;
@@ -861,7 +977,11 @@ unfair_entry(int *mine, int *share)
 	*mine = held[0];
 	*share = cosid_max_generators / ndbs;
 	if (held[0] >= *share)
+	{
+		pfree(dbs);
+		pfree(held);
 		return -1;
+	}
 	for (int j = 1; j < ndbs; j++)
 		if (top < 0 || held[j] > held[top])
 			top = j;
@@ -881,6 +1001,8 @@ unfair_entry(int *mine, int *share)
 			victim = i;
 		}
 	}
+	pfree(dbs);
+	pfree(held);
 	return victim;
 }
 
@@ -1064,8 +1186,8 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	 */
 	if (COSID_TIME_BASED(def->strategy))
 	{
-		/* an error releases it (LWLockReleaseAll at abort) */
-		LWLockAcquire(names_lock, LW_EXCLUSIVE);
+		/* an error releases it (LWLockReleaseAll at abort); only identity 0 writes */
+		LWLockAcquire(names_lock, def->identity == 0 ? LW_EXCLUSIVE : LW_SHARED);
 		floor = name_floor(def);
 	}
 	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
@@ -1156,10 +1278,15 @@ cosid_gen_issued_bound_ms(int64 start_ms)
 
 /* ---------- entries when a drop commits ---------- */
 
-/* An entry to free at commit; in TopTransactionContext. */
+/*
+ * An entry to free at commit, or a name whose history is forgotten (its
+ * record in pg_cosid/names, written just before commit); in
+ * TopTransactionContext.
+ */
 typedef struct PendingChange
 {
 	CosidGenKey key;
+	bool		forget;
 	SubTransactionId subid;		/* made in this subtransaction */
 } PendingChange;
 
@@ -1174,7 +1301,7 @@ cosid_gen_release_at_commit(const CosidGenDef *def)
 	if (!cosid_preloaded)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
-	p = palloc(sizeof(PendingChange));
+	p = palloc0(sizeof(PendingChange));
 	make_key(def, &p->key);
 	p->subid = GetCurrentSubTransactionId();
 	pending = lappend(pending, p);
@@ -1214,7 +1341,8 @@ cosid_gen_at_commit(bool commit)
 		foreach(lc, pending)
 		{
 			PendingChange *p = lfirst(lc);
-			CosidGenRef *ref = hash_search(gen_hash, &p->key, HASH_FIND, NULL);
+			CosidGenRef *ref = p->forget ? NULL :
+				hash_search(gen_hash, &p->key, HASH_FIND, NULL);
 
 			if (ref != NULL)
 				free_entry(ref->index);
@@ -1223,4 +1351,59 @@ cosid_gen_at_commit(bool commit)
 	}
 	/* the list lives in TopTransactionContext, freed with the transaction */
 	pending = NIL;
+}
+
+/* Write the forgotten record of name (names_lock not held). */
+static void
+forget_name_now(const char *name)
+{
+	Names		n;
+	NameRecord *rec;
+	CosidGenDef key;
+
+	memset(&key, 0, sizeof(key));
+	strlcpy(key.name, name, NAMEDATALEN);
+	LWLockAcquire(names_lock, LW_EXCLUSIVE);
+	names_read(&n);
+	rec = names_find(&n, NAME_OF_DB, &key);
+	if (rec != NULL && !rec->forgotten)
+	{
+		NameRecord	r;
+
+		memcpy(&r, rec, sizeof(r));
+		r.forgotten = 1;
+		names_append(&n, &r);
+	}
+	LWLockRelease(names_lock);
+}
+
+void
+cosid_gen_forget_name(const char *name)
+{
+	MemoryContext old;
+	PendingChange *p;
+
+	if (!cosid_preloaded)
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	p = palloc0(sizeof(PendingChange));
+	strlcpy(p->key.name, name, NAMEDATALEN);
+	p->forget = true;
+	p->subid = GetCurrentSubTransactionId();
+	pending = lappend(pending, p);
+	MemoryContextSwitchTo(old);
+}
+
+void
+cosid_gen_at_pre_commit(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending)
+	{
+		PendingChange *p = lfirst(lc);
+
+		if (p->forget)
+			forget_name_now(p->key.name);
+	}
 }

@@ -144,15 +144,21 @@ extern bool cosid_gen_name_identity(const char *name, CosidGenDef *old);
 
 /*
  * For cosid_define() of def with identity def->identity, which issued with
- * old's layout before (NULL: a new identity): raise 22023 when def would
- * issue ids below those its identity may already have issued on this
- * server; else record (durably) old's layout when it changes, and def's
- * identity and layout as its name's in this database.
+ * old's layout before (NULL: a new identity).  With another layout than
+ * the identity issued with, the name gets fresh_identity (written to
+ * def->identity), recorded with a floor above every id the old identity
+ * may have issued (22023 when def cannot issue above it now); with
+ * fresh_identity 0 (1.2's catalog, identity 0) it keeps identity 0, as in
+ * 1.2.  Records def's identity and layout as its name's in this database.
  */
-extern void cosid_gen_define_name(const CosidGenDef *def, const CosidGenDef *old);
+extern void cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_identity);
 
-/* cosid_drop(..., forget_history => true): the name starts over. */
+/*
+ * cosid_drop(..., forget_history => true): the name starts over, once the
+ * transaction commits (cosid_gen_at_pre_commit writes it just before).
+ */
 extern void cosid_gen_forget_name(const char *name);
+extern void cosid_gen_at_pre_commit(void);
 
 /* Once this transaction commits: free the entry of a generator (dropped). */
 extern void cosid_gen_release_at_commit(const CosidGenDef *def);
