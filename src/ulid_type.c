@@ -725,19 +725,31 @@ monotonic_next(uint8 *last, MonoStep step, uint8 *out)
 		uint64		now = cosid_now_ms();
 		UlidMonoResult r = ULID_MONO_OK;
 		int64		t;
+		int64		last_ms;
 		bool		loaded;
 		bool		below;
 		bool		near = false;
 
 		SpinLockAcquire(&ulid_shared->lock);
 		loaded = ulid_shared->loaded;
-		t = Max((int64) now, (int64) ulid_time_ms(last));
+		last_ms = (int64) ulid_time_ms(last);
+		t = Max((int64) now, last_ms);
+		near = t + ULID_MARK_RENEW_MS >= ulid_shared->mark_ms;
+		/*
+		 * The common case, in the same millisecond (or the clock behind) and
+		 * far from the mark: the last id plus one in its last byte, which
+		 * both formats count in whole (step does the same, and the rest).
+		 */
+		if (likely(loaded && !near && (int64) now <= last_ms && last[ULID_BYTES - 1] != 0xFF))
+		{
+			last[ULID_BYTES - 1]++;
+			memcpy(out, last, ULID_BYTES);
+			SpinLockRelease(&ulid_shared->lock);
+			return;
+		}
 		below = t < ulid_shared->mark_ms;
 		if (likely(loaded && below))
-		{
 			r = step(last, now, rnd, out);
-			near = t + ULID_MARK_RENEW_MS >= ulid_shared->mark_ms;
-		}
 		SpinLockRelease(&ulid_shared->lock);
 
 		if (unlikely(!loaded))
