@@ -201,9 +201,10 @@ cosid_catalog_check_sequence(const CosidGenDef *def)
 }
 
 bool
-cosid_catalog_has_codec_functions(void)
+cosid_catalog_is_1_3(void)
 {
-	return get_attnum(catalog_relid(), "codec_functions") != InvalidAttrNumber;
+	/* the update adds codec_functions, identity and counter_database together */
+	return get_attnum(catalog_relid(), "counter_database") != InvalidAttrNumber;
 }
 
 /* The row's columns (codec_functions: NULL before 1.3), by name. */
@@ -240,13 +241,13 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	char	   *strategy;
 	Datum		d;
 	int			ret;
-	bool		has_fns = cosid_catalog_has_codec_functions();
+	bool		v13 = cosid_catalog_is_1_3();
 
 	/* a parallel worker reads what its leader's snapshot shows */
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)
 		PushActiveSnapshot(GetLatestSnapshot());
-	ret = cosid_catalog_exec(read_sql[has_fns ? 1 : 0][for_update ? 1 : 0],
+	ret = cosid_catalog_exec(read_sql[v13 ? 1 : 0][for_update ? 1 : 0],
 					   1, argtypes, values, NULL, !for_update);
 	if (fresh)
 		PopActiveSnapshot();
@@ -277,7 +278,7 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	d = SPI_getbinval(tup, desc, 11, &isnull);
 	stored->owns_sequence = !isnull && DatumGetBool(d);
 	stored->codec_fns[0] = stored->codec_fns[1] = InvalidOid;
-	stored->codec_by_name = !has_fns;
+	stored->codec_by_name = !v13;
 	d = SPI_getbinval(tup, desc, 12, &isnull);
 	if (!isnull)
 	{
@@ -296,11 +297,5 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	stored->counter_db[0] = '\0';
 	if (!isnull)
 		text_to_cstring_buffer(DatumGetTextPP(d), stored->counter_db, NAMEDATALEN);
-}
-
-bool
-cosid_catalog_has_identity(void)
-{
-	return get_attnum(catalog_relid(), "identity") != InvalidAttrNumber;
 }
 

@@ -44,11 +44,11 @@ extern int	cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *
 extern void cosid_catalog_check_sequence(const CosidGenDef *def);
 
 /*
- * Whether cosid.generator has the column codec_functions (1.3 and later): a
- * library newer than the extension's SQL keeps the names until ALTER
- * EXTENSION cosid UPDATE.
+ * Whether cosid.generator has 1.3's columns (codec_functions, identity,
+ * counter_database): a library newer than the extension's SQL keeps 1.2's
+ * catalog (functions by name, identity 0) until ALTER EXTENSION cosid UPDATE.
  */
-extern bool cosid_catalog_has_codec_functions(void);
+extern bool cosid_catalog_is_1_3(void);
 
 /*
  * Read the stored row of a generator (SPI connected): its definition's
@@ -60,9 +60,6 @@ extern bool cosid_catalog_has_codec_functions(void);
 extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 							   Jsonb **config, CosidGenDef *stored, Oid *owner,
 							   const char *hint);
-
-/* Whether cosid.generator has its identity column (1.3 and later). */
-extern bool cosid_catalog_has_identity(void);
 
 /* This transaction changed the catalog: backends re-read at its end. */
 extern void cosid_catalog_changed_now(void);

@@ -179,6 +179,27 @@ history_write(const char *name, int64 last, bool from_store, bool forget)
  * (never dropped here, a name of 1.2, or forgotten).
  */
 /*
+ * What is wrong with a stored time-based layout (a row not written by
+ * cosid_define): the key at fault, with msg filled in, or NULL.
+ */
+static const char *
+stored_layout_problem(const CosidGenDef *def, char *msg, size_t msglen)
+{
+	const char *bad = cosid_layout_check(&def->layout,
+										 def->strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+										 msg, msglen);
+
+	if (bad == NULL && (def->uncertainty_bits < 0 || def->uncertainty_bits > 63 ||
+						(def->strategy == COSID_STRATEGY_SNOWFLAKE &&
+						 cosid_layout_total_bits(&def->layout) + def->uncertainty_bits > 63)))
+	{
+		bad = "uncertainty-bits";
+		snprintf(msg, msglen, "the layout and its uncertainty bits take more than 63 bits");
+	}
+	return bad;
+}
+
+/*
  * A history row of a time-based name that cosid_drop did not write (written
  * directly, or restored so): not used, with a warning; the name gets a new
  * identity.
@@ -236,11 +257,7 @@ history_identity(const char *name, CosidGenDef *old)
 	old->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
 	old->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
 	old->uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
-	if (cosid_layout_check(&old->layout, old->strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
-						   msg, sizeof(msg)) != NULL ||
-		old->uncertainty_bits < 0 || old->uncertainty_bits > 63 ||
-		(old->strategy == COSID_STRATEGY_SNOWFLAKE &&
-		 cosid_layout_total_bits(&old->layout) + old->uncertainty_bits > 63))
+	if (stored_layout_problem(old, msg, sizeof(msg)) != NULL)
 		return history_damaged(name, "its layout is not a valid one");
 	return true;
 }
@@ -374,6 +391,25 @@ grant_select(Oid seqid, Oid owner)
 }
 
 /*
+ * The generator other than name that seqid backs, or NULL (SPI connected).
+ * Not read-only: in a restore, rows written earlier by the same COPY count.
+ */
+static char *
+sequence_backs(Oid seqid, const char *name)
+{
+	Oid			argtypes[2] = {OIDOID, TEXTOID};
+	Datum		values[2] = {ObjectIdGetDatum(seqid), CStringGetTextDatum(name)};
+
+	if (cosid_catalog_exec("SELECT name FROM cosid.generator "
+						   "WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+						   "AND name OPERATOR(pg_catalog.<>) $2",
+						   2, argtypes, values, NULL, false) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	return SPI_processed > 0 ?
+		SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1) : NULL;
+}
+
+/*
  * The backing sequence of a segment generator.  Its value is the last number
  * of the last segment handed out, its increment the step, so nextval() gives
  * the end of the next segment: [value - step + 1, value].
@@ -391,9 +427,8 @@ grant_select(Oid seqid, Oid owner)
 static Oid
 segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		values[1];
 	Oid			relid;
+	char	   *other;
 	char		persistence;
 	List	   *names;
 
@@ -435,13 +470,9 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 						"sequence \"%s\" is unlogged; only a logged sequence can back a generator (a crash resets an unlogged one, so its numbers would return)",
 						def->adopt);
 
-	values[0] = ObjectIdGetDatum(relid);
-	if (cosid_catalog_exec("SELECT name FROM cosid.generator WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
-	if (SPI_processed > 0)
-		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt,
-						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	other = sequence_backs(relid, def->name);
+	if (other != NULL)
+		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt, other);
 
 	/* continue from the last number given (one below the start if none) */
 	{
@@ -505,7 +536,8 @@ cosid_define(PG_FUNCTION_ARGS)
 	Datum		values[15];
 	char		nulls[15];
 	bool		owns = false;
-	bool		has_identity;
+	bool		v13;
+	int64		fresh;
 
 	cosid_catalog_check_name(name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
@@ -535,13 +567,15 @@ cosid_define(PG_FUNCTION_ARGS)
 	/*
 	 * Whose state a time-based generator has: the identity its name had when
 	 * it was dropped in this database (its ids continue above what that
-	 * issued; with another layout, pg_cosid/names records the old one so the
-	 * first id of the new one is above it), else a new one, which no other
-	 * database's generator has (a copy of this database gets it with it).
+	 * issued), else a new one, which no other database's generator has (a
+	 * copy of this database gets it with it).  With another layout than the
+	 * old identity's, cosid_gen_define_name gives it the new one, recorded
+	 * with a floor above what the old one may have issued.
 	 */
-	has_identity = cosid_catalog_has_identity();
-	def.identity = new_identity();
-	if (COSID_TIME_BASED(def.strategy) && has_identity)
+	v13 = cosid_catalog_is_1_3();
+	fresh = new_identity();
+	def.identity = fresh;
+	if (COSID_TIME_BASED(def.strategy) && v13)
 	{
 		CosidGenDef old;
 		bool		had = history_identity(name, &old) ||
@@ -549,8 +583,7 @@ cosid_define(PG_FUNCTION_ARGS)
 
 		if (had)
 			def.identity = old.identity;
-		/* another layout: a new identity (new_identity() again: unused if not) */
-		cosid_gen_define_name(&def, had ? &old : NULL, new_identity());
+		cosid_gen_define_name(&def, had ? &old : NULL, fresh);
 	}
 	else if (COSID_TIME_BASED(def.strategy))
 	{
@@ -632,7 +665,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	values[0] = CStringGetTextDatum(name);
 	values[12] = codec_functions_datum(rt, &nulls[12]);
 	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
-	if (cosid_catalog_exec(has_identity ?
+	if (cosid_catalog_exec(v13 ?
 						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
 						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
 						   "owns_sequence, codec_functions, identity, counter_database) "
@@ -643,7 +676,7 @@ cosid_define(PG_FUNCTION_ARGS)
 						   "owns_sequence) "
 						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
 						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-						   has_identity ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+						   v13 ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 	SPI_finish();
 	cosid_catalog_changed_now();
@@ -716,7 +749,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 	Oid			argtypes[4] = {TEXTOID, JSONBOID, INT8OID, OIDARRAYOID};
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', ' '};
-	bool		has_fns;
+	bool		v13;
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
 		key_error("definition", "expected a JSON object of the keys to change");
@@ -792,15 +825,15 @@ cosid_alter(PG_FUNCTION_ARGS)
 	if (!COSID_TIME_BASED(new.strategy))
 		nulls[2] = 'n';
 	values[3] = codec_functions_datum(rt, &nulls[3]);
-	has_fns = cosid_catalog_has_codec_functions();
+	v13 = cosid_catalog_is_1_3();
 	/* a segment generator keeps its entry: its segments came from the same sequence */
-	if (cosid_catalog_exec(has_fns ?
+	if (cosid_catalog_exec(v13 ?
 					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3, "
 					 "codec_functions = $4 "
 					 "WHERE name OPERATOR(pg_catalog.=) $1" :
 					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
 					 "WHERE name OPERATOR(pg_catalog.=) $1",
-					 has_fns ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
+					 v13 ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
 	SPI_finish();
@@ -993,14 +1026,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 		def.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
 		def.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
 		def.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
-		bad = cosid_layout_check(&def.layout, def.strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
-								 msg, sizeof(msg));
-		if (bad == NULL && def.strategy == COSID_STRATEGY_SNOWFLAKE &&
-			cosid_layout_total_bits(&def.layout) + def.uncertainty_bits > 63)
-		{
-			bad = "uncertainty-bits";
-			snprintf(msg, sizeof(msg), "the layout and its uncertainty bits take more than 63 bits");
-		}
+		bad = stored_layout_problem(&def, msg, sizeof(msg));
 		if (bad)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1011,7 +1037,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 		 * a copy made with CREATE DATABASE TEMPLATE does), within what the
 		 * identity's layout history on this server allows.
 		 */
-		if (cosid_catalog_has_identity())
+		if (cosid_catalog_is_1_3())
 			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
 		cosid_gen_check_define(&def);
 	}
@@ -1054,22 +1080,15 @@ check_restored_generator(Relation rel, HeapTuple tup)
 				 errdetail("Its adopted sequence %s belongs to role %s; a role other than a superuser restores only generators whose adopted sequence it owns.",
 						   get_rel_name(seqid), GetUserNameFromId(cosid_rel_owner(seqid), false))));
 	{
-		Oid			argtypes[2] = {OIDOID, TEXTOID};
-		Datum		values[2] = {ObjectIdGetDatum(seqid), CStringGetTextDatum(name)};
+		char	   *other;
 
 		SPI_connect();
-		/* not read-only: rows restored earlier by the same COPY count */
-		if (cosid_catalog_exec("SELECT name FROM cosid.generator "
-							   "WHERE sequence::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
-							   "AND name OPERATOR(pg_catalog.<>) $2",
-							   2, argtypes, values, NULL, false) != SPI_OK_SELECT)
-			elog(ERROR, "could not read cosid.generator");
-		if (SPI_processed > 0)
+		other = sequence_backs(seqid, name);
+		if (other != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("permission denied to restore generator \"%s\"", name),
-					 errdetail("Its backing sequence already backs generator \"%s\".",
-							   SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1))));
+					 errdetail("Its backing sequence already backs generator \"%s\".", other)));
 		SPI_finish();
 	}
 	return tup;

@@ -217,7 +217,7 @@ timed_generators(int *count)
 	bool		isnull;
 
 	SPI_connect();
-	if (cosid_catalog_exec(cosid_catalog_has_identity() ?
+	if (cosid_catalog_exec(cosid_catalog_is_1_3() ?
 						   "SELECT name, identity FROM cosid.generator WHERE strategy OPERATOR(pg_catalog.<>) 'segment'" :
 						   "SELECT name, 0::pg_catalog.int8 FROM cosid.generator WHERE strategy OPERATOR(pg_catalog.<>) 'segment'",
 						   0, NULL, NULL, NULL, true) != SPI_OK_SELECT)
