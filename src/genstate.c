@@ -1292,20 +1292,24 @@ typedef struct PendingChange
 
 static List *pending = NIL;
 
-void
-cosid_gen_release_at_commit(const CosidGenDef *def)
+/* A change for this transaction's end, in TopTransactionContext. */
+static PendingChange *
+add_pending(void)
 {
-	MemoryContext old;
-	PendingChange *p;
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingChange *p = palloc0(sizeof(PendingChange));
 
-	if (!cosid_preloaded)
-		return;
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	p = palloc0(sizeof(PendingChange));
-	make_key(def, &p->key);
 	p->subid = GetCurrentSubTransactionId();
 	pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
+	return p;
+}
+
+void
+cosid_gen_release_at_commit(const CosidGenDef *def)
+{
+	if (cosid_preloaded)
+		make_key(def, &add_pending()->key);
 }
 
 /* A subtransaction ends: its changes go to its parent, or are forgotten. */
@@ -1380,18 +1384,13 @@ forget_name_now(const char *name)
 void
 cosid_gen_forget_name(const char *name)
 {
-	MemoryContext old;
 	PendingChange *p;
 
 	if (!cosid_preloaded)
 		return;
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	p = palloc0(sizeof(PendingChange));
+	p = add_pending();
 	strlcpy(p->key.name, name, NAMEDATALEN);
 	p->forget = true;
-	p->subid = GetCurrentSubTransactionId();
-	pending = lappend(pending, p);
-	MemoryContextSwitchTo(old);
 }
 
 void
