@@ -182,7 +182,7 @@ suite_pgtap() {
 # printing TAP and making its own
 # database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
 # cosid.machine_bits = 3 for the JS_SAFE_MS layout; python/readme_test.py
-# checks that the README's Cookbook shows their code.  The npm packages are
+# checks that the Cookbook (docs/cookbook.md) shows their code.  The npm packages are
 # installed once per package-lock.json into $COSID_CACHE/node-clients; the Go
 # and Rust programs are built once per source into $COSID_CACHE/go-clients and
 # rust-clients.
@@ -206,7 +206,7 @@ suite_clients() {
 		return
 	fi
 	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
-		COSID_CACHE="$COSID_CACHE" COSID_README="$REPO/README.md" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+		COSID_CACHE="$COSID_CACHE" COSID_DOCS="$VW/docs" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
 	rc=$?
 	cat "$VW/clients.log"
 	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"
@@ -272,10 +272,11 @@ if [ ${#per_version[@]} -gt 0 ]; then
 		use_pg "$v" || { PREFIX=pg$v/; record build 0 1; continue; }
 		PREFIX=pg$v/
 		# each version gets its own copy of the test files and outputs (and of
-		# the README, whose marked blocks test/t/071_migrations.pl runs)
+		# README.md and docs/, whose marked blocks test/t/071_migrations.pl
+		# runs and whose Cookbook python/readme_test.py reads)
 		VW=$WORK/pg$v
 		mkdir -p "$VW"
-		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$VW/"
+		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$REPO/docs" "$VW/"
 		[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$VW"
 		for s in "${per_version[@]}"; do
 			echo "==== pg$v/$s ($("$PG_CONFIG" --version))"
