@@ -2,9 +2,9 @@
 # make test: every suite on every PostgreSQL version, then one line
 # "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
 #
-#   scripts/test.sh [suite ...]     suites: unit fuzz regress isolation tap pgtap clients package
+#   scripts/test.sh [suite ...]     suites: unit fuzz docs regress isolation tap pgtap clients package
 #
-# unit and fuzz do not depend on PostgreSQL and run once; the others run on
+# unit, fuzz and docs do not depend on PostgreSQL and run once; the others run on
 # each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
 # (scripts/lib.sh), after cosid is built and installed for it
 # (scripts/pg.sh install; a build that fails is the failing suite pgN/build).
@@ -19,7 +19,7 @@ COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz regress isolation tap pgtap clients package)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz docs regress isolation tap pgtap clients package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
 mapfile -t VERSIONS < <(pg_versions)
 [ ${#VERSIONS[@]} -gt 0 ] || exit 2
@@ -107,6 +107,21 @@ suite_fuzz() {
 		fi
 	done
 	record fuzz "$ok" "$bad"
+}
+
+# The documentation's links (test/docs/links.py, TAP, one test per file):
+# every relative link of README.md, ARCHITECTURE.md and docs/*.md names a
+# file of the repository, every #anchor a heading of its file; links to
+# other sites are checked for form only.
+suite_docs() {
+	local log=$WORK/docs.log rc total bad
+	python3 "$REPO/test/docs/links.py" "$REPO" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	total=$(grep -cE '^(not )?ok [0-9]+ ' "$log")
+	bad=$(grep -cE '^not ok [0-9]+ ' "$log")
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	record docs $((total - bad < 0 ? 0 : total - bad)) "$bad"
 }
 
 suite_regress() {
@@ -235,18 +250,18 @@ suite_package() {
 	record package "$ok" "$bad"
 }
 
-# The suites asked for, in their order: unit and fuzz first, once; then the
+# The suites asked for, in their order: unit, fuzz and docs first, once; then the
 # per-version suites on every version; the package last.
 once=()
 per_version=()
 last=()
 for s in "${SUITES[@]}"; do
 	case "$s" in
-	unit | fuzz) once+=("$s") ;;
+	unit | fuzz | docs) once+=("$s") ;;
 	regress | isolation | tap | pgtap | clients) per_version+=("$s") ;;
 	package) last+=("$s") ;;
 	*)
-		echo "test: no suite '$s' (suites: unit fuzz regress isolation tap pgtap clients package)" >&2
+		echo "test: no suite '$s' (suites: unit fuzz docs regress isolation tap pgtap clients package)" >&2
 		exit 2
 		;;
 	esac
