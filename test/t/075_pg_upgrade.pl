@@ -15,7 +15,8 @@
 # One old cluster (PostgreSQL 15, with cosid 1.3 installed there) is
 # upgraded in copy mode, then in clone mode when the file system can clone
 # files (else that mode says why and is skipped), then in link mode (last:
-# it leaves the old cluster unusable).
+# it leaves the old cluster unusable), with cosid preloaded into the new
+# cluster only after pg_upgrade.
 use strict;
 use warnings;
 use Cwd ();
@@ -123,14 +124,18 @@ sub clone_unsupported
 	return $ok ? undef : "this file system cannot clone files (cp --reflink=always: $out)";
 }
 
+# The new cluster, upgraded from the old one.  preload_after => 1: cosid is
+# preloaded only after pg_upgrade (pg_upgrade still loads it into the new
+# server, to check that the old cluster's libraries load).
 sub upgrade
 {
-	my ($mode) = @_;
+	my ($mode, %opt) = @_;
 	my $t0 = Time::HiRes::time();
 	my $new = PostgreSQL::Test::Cluster->new("new_$mode");
+	my $conf = "shared_preload_libraries = 'cosid'\ncosid.slot = 3";
 	# PostgreSQL 18's initdb turns data checksums on; the old cluster has none
 	$new->init(extra => [ '--no-data-checksums' ]);
-	$new->append_conf('postgresql.conf', "shared_preload_libraries = 'cosid'\ncosid.slot = 3");
+	$new->append_conf('postgresql.conf', $conf) unless $opt{preload_after};
 	my $cwd = Cwd::getcwd();
 	chdir $new->basedir or die;
 	my ($stdout, $stderr) = ('', '');
@@ -142,15 +147,17 @@ sub upgrade
 	chdir $cwd;
 	ok($ret, "$mode: pg_upgrade succeeds") or diag("$stdout\n$stderr");
 	note(sprintf("%s: pg_upgrade took %.1f s", $mode, Time::HiRes::time() - $t0));
-	ok(-f $new->data_dir . '/pg_cosid/upgraded', "$mode: the new data directory is marked pg_cosid/upgraded");
+	ok(-f $new->data_dir . '/pg_cosid/upgraded',
+		"$mode: the new data directory is marked pg_cosid/upgraded" . ($opt{preload_after} ? ' (cosid not preloaded)' : ''));
 	ok(!-e "$old_state/upgraded", "$mode: the old one is not");
+	$new->append_conf('postgresql.conf', $conf) if $opt{preload_after};
 	return $new;
 }
 
 sub check_mode
 {
-	my ($mode) = @_;
-	my $new = upgrade($mode);
+	my ($mode, %opt) = @_;
+	my $new = upgrade($mode, %opt);
 	my $state_dir = $new->data_dir . '/pg_cosid';
 
 	# ---- started before the state is copied: it refuses, and writes nothing
@@ -166,7 +173,10 @@ sub check_mode
 		like($err // '', qr/HINT:  Stop this server, copy the files in pg_cosid of the old data directory into pg_cosid of this one, and start it again/,
 			"$mode, not copied: ... and what to do");
 	}
-	my ($state) = psql_error($new, 'd2', "BEGIN; CREATE EXTENSION cosid; SELECT cosid_define('n', '$later_epoch')");
+	my ($state, $msg) = psql_error($new, 'postgres', 'SELECT cosid_slot_confirm()');
+	is("$state|$msg", "55000|cosid's state was not carried over by pg_upgrade",
+		"$mode, not copied: cosid_slot_confirm() does not stand in for the state");
+	($state) = psql_error($new, 'd2', "BEGIN; CREATE EXTENSION cosid; SELECT cosid_define('n', '$later_epoch')");
 	is($state, '55000', "$mode, not copied: defining a time-based generator is refused (55000)");
 	is($new->safe_psql('postgres', q{
 		INSERT INTO ids SELECT 0, 'seg', cosid_next('seg') FROM generate_series(1, 100);
@@ -255,6 +265,6 @@ SKIP:
 	skip "clone mode: $why", 1 if defined $why;
 	check_mode('clone');
 }
-check_mode('link');
+check_mode('link', preload_after => 1);
 
 done_testing();
