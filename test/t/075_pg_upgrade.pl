@@ -31,8 +31,7 @@ use CosidTest;
 my $old_install = '/usr/lib/postgresql/15';
 my $old_bin = "$old_install/bin";
 
-my $probe = cosid_node('probe', no_start => 1);
-my ($major) = $probe->pg_version =~ /^(\d+)/;
+my ($major) = PostgreSQL::Test::Cluster->new('probe')->pg_version =~ /^(\d+)/;
 plan skip_all => 'pg_upgrade from PostgreSQL 15 is tested on a later version' if $major <= 15;
 plan skip_all => 'libfaketime is not installed' unless faketime_lib();
 plan skip_all => "PostgreSQL 15 is not installed ($old_bin/postgres)" unless -x "$old_bin/postgres";
