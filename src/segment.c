@@ -624,7 +624,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 * Never hand out a number a crash could give again.  (When nextval wrote
 	 * no WAL, the value is covered by a record an earlier fetch wrote and
 	 * flushed; only a nextval outside cosid, in a transaction that never
-	 * flushed, could leave that record unflushed: see README, never call
+	 * flushed, could leave that record unflushed: see docs/generators.md: never call
 	 * nextval on a backing sequence.)
 	 */
 	XLogFlush(XactLastRecEnd);

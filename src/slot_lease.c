@@ -10,7 +10,7 @@
  * slot was taken again (by another instance, or by this one restarted), an
  * older holder can neither extend nor release it.  From 1.3 the store also
  * binds the lease to the role this server logs in as (one role per server,
- * README "Several servers"): no other role can take, renew or release it.
+ * docs/operations.md, "Several servers"): no other role can take, renew or release it.
  *
  * Every new window end is recorded in the store (lease_renew) before
  * backends may use it, which also extends the lease; a third of the TTL

@@ -7,7 +7,7 @@
 
 #include "util.h"
 
-/* The custom WAL resource manager's id (see README, "Replicas and failover"). */
+/* The custom WAL resource manager's id (see docs/operations.md, "Replicas and failover"). */
 #define COSID_RMGR_ID	199
 
 extern void cosid_wal_init(void);
