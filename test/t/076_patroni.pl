@@ -290,6 +290,7 @@ is($st, 200, 'switchover pg1 -> pg2 accepted by the REST API') or diag($body);
 ok(poll_until(60, sub { is_leader($m{pg2}) }), 'pg2 leads again');
 ok(ha_wait_rows(60, $at_back, \@cclients, sub { $_[0][1] == $pg2 }),
 	'after the switchover back both cluster clients are acknowledged by pg2');
+ok(ha_wait_rows(60, counts(@lclients), \@lclients), 'the lease-mode servers issue on after the switchover back');
 ha_clients_stop(@cclients, @lclients);
 note(sprintf('load stopped %.1f s after the start', Time::HiRes::time() - $t0));
 
