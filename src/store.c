@@ -79,6 +79,14 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 	return true;
 }
 
+bool
+cosid_store_keep(PGconn *conn, const char *sqlstate)
+{
+	return conn != NULL && PQstatus(conn) == CONNECTION_OK &&
+		PQtransactionStatus(conn) == PQTRANS_IDLE &&
+		strcmp(sqlstate, "25006") != 0;
+}
+
 void
 cosid_store_disconnect(PGconn *conn)
 {
@@ -235,9 +243,8 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen)
 
 PGresult *
 cosid_store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
-				 char *err, size_t errlen, bool *lost)
+				 char *err, size_t errlen, char *sqlstate, bool *lost)
 {
-	char		sqlstate[6];
 	PGresult   *res = store_exec(conn, sql, nparams, params, "1.1", err, errlen, sqlstate);
 
 	*lost = strcmp(sqlstate, "55000") == 0;

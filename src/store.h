@@ -23,12 +23,13 @@ extern PGconn *cosid_store_connect(const char *conninfo, char *err, size_t errle
 extern void cosid_store_disconnect(PGconn *conn);
 
 /*
- * Run one statement; the last result, or NULL with err filled in (one line)
- * and *lost set when the store raised 55000 (the lease is no longer ours).
+ * Run one statement; the last result, or NULL with err filled in (one line),
+ * sqlstate (6 bytes) set as cosid_store_run sets it, and *lost set when the
+ * store raised 55000 (the lease is no longer ours).
  */
 extern PGresult *cosid_store_exec(PGconn *conn, const char *sql, int nparams,
 								  const char *const *params, char *err, size_t errlen,
-								  bool *lost);
+								  char *sqlstate, bool *lost);
 
 /*
  * Run one statement; the last result, or NULL with err filled in (one line)
@@ -40,6 +41,17 @@ extern PGresult *cosid_store_exec(PGconn *conn, const char *sql, int nparams,
 extern PGresult *cosid_store_run(PGconn *conn, const char *sql, int nparams,
 								 const char *const *params, const char *needs_version,
 								 char *err, size_t errlen, char *sqlstate);
+
+/*
+ * Whether a connection is worth keeping after a statement that failed with
+ * sqlstate ("" when the store did not answer): it is open and idle, and the
+ * store did not answer that it takes no writes (25006: a primary made
+ * read-only to fence it before a failover, or a standby).  Otherwise the
+ * caller drops it, and its next connection, through a cosid.lease_store that
+ * lists every member with target_session_attrs=read-write, finds the server
+ * that takes writes.
+ */
+extern bool cosid_store_keep(PGconn *conn, const char *sqlstate);
 
 /* From now on a shutdown request does not cut waits short. */
 extern void cosid_store_drain(void);
