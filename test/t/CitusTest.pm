@@ -18,6 +18,10 @@
 #   conf => [...]     more postgresql.conf lines on every node
 #   node_conf => sub { my ($name, $index) = @_; [...] }
 #                     more lines per node (index 0 is the coordinator)
+#   cosid_on_workers => 0
+#                     CREATE EXTENSION cosid on the coordinator only (before
+#                     the workers are added), so that Citus propagates it;
+#                     by default it is created on every node
 # citus_add_worker takes slot => and conf => for the new node; it is
 # citus_add_node'd from the coordinator and returned.
 # The nodes reach each other over TCP on 127.0.0.1 (the address Citus keeps in
@@ -82,7 +86,9 @@ sub citus_node
 	$node->append_conf('pg_hba.conf', 'host all all 127.0.0.1/32 trust');
 	$node->start;
 	$node->safe_psql('postgres', "CREATE DATABASE $c->{db}") unless $c->{db} eq 'postgres';
-	$node->safe_psql($c->{db}, 'CREATE EXTENSION citus; CREATE EXTENSION cosid;');
+	$node->safe_psql($c->{db}, 'CREATE EXTENSION citus');
+	$node->safe_psql($c->{db}, 'CREATE EXTENSION cosid')
+	  if $name eq 'coordinator' || $c->{cosid_on_workers};
 	$node->{_cosid_slot} = $slot;
 	return $node;
 }
@@ -97,6 +103,7 @@ sub citus_cluster
 		db => $opt{db} // 'cosid_citus',
 		conf => $opt{conf} // [],
 		node_conf => $opt{node_conf} // sub { [] },
+		cosid_on_workers => $opt{cosid_on_workers} // 1,
 		slots => $opt{slots} // [ 0 .. $n ],
 		workers => [],
 	};
