@@ -22,8 +22,9 @@
 #                     CREATE EXTENSION cosid on the coordinator only (before
 #                     the workers are added), so that Citus propagates it;
 #                     by default it is created on every node
-# citus_add_worker takes slot => and conf => for the new node; it is
-# citus_add_node'd from the coordinator and returned.
+# citus_add_worker takes slot => and conf => for the new node, and
+# before_add => sub { my ($node) = @_; ... } run on it once it is started
+# and before the coordinator citus_add_node's it; it returns the node.
 # The nodes reach each other over TCP on 127.0.0.1 (the address Citus keeps in
 # pg_dist_node), with trust for the test's OS user.
 package CitusTest;
@@ -80,7 +81,9 @@ sub citus_node
 			'fsync = off',
 			# the background rebalancer picks up its tasks quickly
 			'citus.background_task_queue_interval = 200ms',
-			'citus.shard_count = 8',
+			# shard moves copy and catch up by logical replication
+			'wal_level = logical', 'max_replication_slots = 20', 'max_wal_senders = 20',
+			'citus.shard_count = 4',
 			@{ $c->{conf} }, @{ $conf // [] }));
 	# Citus connects over TCP to 127.0.0.1 as the same OS user
 	$node->append_conf('pg_hba.conf', 'host all all 127.0.0.1/32 trust');
@@ -131,6 +134,7 @@ sub citus_add_worker
 	my $slot = $opt{slot} // $c->{slots}[$i] // $i;
 	my $conf = [ @{ $c->{node_conf}->($name, $i) }, @{ $opt{conf} // [] } ];
 	my $w = citus_node($c, $name, $slot, $conf);
+	$opt{before_add}->($w) if $opt{before_add};
 	$c->{coordinator}->safe_psql($c->{db}, "SELECT citus_add_node('127.0.0.1', " . $w->port . ')');
 	push @{ $c->{workers} }, $w;
 	return $w;
