@@ -52,7 +52,7 @@ sub citus_missing
 	my $libdir = `$pg_config --pkglibdir`;
 	my $sharedir = `$pg_config --sharedir`;
 	chomp($libdir, $sharedir);
-	return "citus.so is not installed in $libdir (scripts/pg.sh builds it from the vendored "
+	return "Citus is not installed (citus.so in $libdir, citus.control) (scripts/pg.sh builds it from the vendored "
 	  . "tarball citus-*.tar.gz in ../shared/vendor or \$COSID_VENDOR)"
 	  unless -f "$libdir/citus.so" && -f "$sharedir/extension/citus.control";
 	return undef;
