@@ -7,15 +7,17 @@
 #   orders       bigint snowflake id (DEFAULT cosid_next('order')) as the
 #                distribution column; order_lines colocated with it
 #   by_customer  distributed by customer, a snowflake id beside it: an
-#                INSERT ... SELECT from the colocated customers is pushed
-#                down, and each worker evaluates the DEFAULT
+#                INSERT ... SELECT from the colocated customers runs on the
+#                workers (Citus: "repartition"), and each worker evaluates
+#                the DEFAULT
 #   events       ulid (gen_ulid()) distribution column; event_tags colocated
 #   docs         uuid v7 (gen_uuidv7()) distribution column; doc_parts
 #                colocated
 #   currencies   a reference table with a snowflake id
 # Checked: which node evaluates the DEFAULT on each path (router and
-# multi-row INSERTs and COPY through the coordinator: slot 0; a pushed-down
-# INSERT ... SELECT: the slot of the worker that holds the shard), by
+# multi-row INSERTs and COPY through the coordinator: slot 0; an INSERT ...
+# SELECT between colocated tables: the slot of the worker that holds the
+# shard), by
 # cosid_unpack; colocated joins find every row; a worker added mid-load,
 # a rebalance (citus_rebalance_start) and a shard move
 # (citus_move_shard_placement) while inserts go on lose no row and change no
@@ -136,8 +138,8 @@ sub insert_round
 	# lines of those orders (colocated)
 	returning(line => "INSERT INTO order_lines (order_id, via) SELECT o.id, '$via' FROM orders o, generate_series(1, 2)"
 		  . " WHERE o.via IN ('router:$via', 'multi:$via') RETURNING line_id");
-	# pushed down: each worker inserts from its shards of customers
-	returning(order => "INSERT INTO by_customer (customer, via) SELECT customer, 'pushdown:$via' FROM customers RETURNING id");
+	# on the workers: each inserts from its shards of customers
+	returning(order => "INSERT INTO by_customer (customer, via) SELECT customer, 'workers:$via' FROM customers RETURNING id");
 	# ulid and uuid keys, and rows of their colocated tables
 	returning(ulid => "INSERT INTO events (via) SELECT '$via' FROM generate_series(1, 30) RETURNING id");
 	run("INSERT INTO event_tags SELECT id, t FROM events, unnest(ARRAY['a', 'b']) t WHERE via = '$via'");
@@ -177,12 +179,22 @@ sub made_by_holder
 	return ("$match/$rows", join(',', map { "$_:$slots{$_}" } sort keys %slots));
 }
 
+# Citus never pushes an INSERT ... SELECT with a volatile DEFAULT down as it
+# is; between colocated tables it plans "repartition": each worker runs the
+# SELECT on its shards and inserts into the target's shards on the same
+# worker, evaluating the DEFAULT there (not "pull to coordinator")
+for my $t ([ 'by_customer (customer, via) SELECT customer, name FROM customers', 'by_customer' ],
+	[ 'order_lines (order_id, via) SELECT id, via FROM orders', 'order_lines' ])
+{
+	my $plan = $coord->safe_psql($db, "EXPLAIN (COSTS OFF) INSERT INTO $t->[0]");
+	like($plan, qr{INSERT/SELECT method: repartition}, "INSERT INTO $t->[1] ... SELECT from a colocated table runs on the workers");
+}
 my ($m, $slots) = made_by_holder('order', 'by_customer', 'customer', 'id', 'true');
-is($m, '200/200', "INSERT ... SELECT pushed down: each worker evaluates the DEFAULT, its own slot in the id ($slots)");
+is($m, '200/200', "INSERT ... SELECT on the workers: each evaluates the DEFAULT, its own slot in the id ($slots)");
 like($slots, qr/^1:\d+,2:\d+$/, 'both workers made ids');
 ($m, $slots) = made_by_holder('line', 'order_lines', 'order_id', 'line_id', 'true');
 is($m, 2 * 53 . '/' . 2 * 53,
-	"lines of orders (INSERT ... SELECT from the colocated orders): pushed down too, each worker's slot ($slots)");
+	"lines of orders (INSERT ... SELECT from the colocated orders): on the workers too, each one's slot ($slots)");
 
 # Mid-load: a client inserting through the coordinator (RETURNING, one
 # statement at a time) while a third worker joins, the shards are
@@ -246,16 +258,16 @@ my @load_ids = grep { $_ ne '' } split /\n/, $load_out;
 is(scalar(@load_ids), 3000, 'the load was handed 3000 ids');
 push @{ $handed{order} }, @load_ids;
 
-# after the moves, pushed-down rows carry the slot of the node holding
+# after the moves, rows inserted on the workers carry the slot of the node holding
 # their shard now, the third worker's (3) among them
-($m, $slots) = made_by_holder('order', 'by_customer', 'customer', 'id', q{t.via LIKE 'pushdown:after%'});
-is($m, '200/200', "after the rebalance and the move, pushed-down rows carry their shard's node's slot ($slots)");
+($m, $slots) = made_by_holder('order', 'by_customer', 'customer', 'id', q{t.via LIKE 'workers:after%'});
+is($m, '200/200', "after the rebalance and the move, rows inserted on the workers carry their shard's node's slot ($slots)");
 like($slots, qr/(^|,)3:\d+/, 'the third worker (which holds a shard moved to it) made ids with its own slot');
 is(join(',', citus_on_all($c, 'SELECT slot FROM cosid_slot()')), '0,1,2,3', 'one slot per node');
 like(slots_of('order', q{orders}), qr/^0:\d+$/,
 	'every order inserted through the coordinator (router, multi-row, COPY, the load) carries its slot');
 is(slots_of('order', q{by_customer}) =~ /\b0:/ ? 'coordinator' : 'workers only', 'workers only',
-	'no pushed-down row was made on the coordinator');
+	'no row inserted by INSERT ... SELECT on the workers was made on the coordinator');
 
 # every id handed to a client is unique, and all of them are in the tables
 for my $kind (sort keys %handed)
