@@ -667,3 +667,50 @@ CREATE FUNCTION cosid_slot_confirm() RETURNS boolean
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 REVOKE ALL ON FUNCTION cosid_slot_confirm() FROM PUBLIC;
 COMMENT ON FUNCTION cosid_slot_confirm() IS 'confirm that this server, started from a copy of another, may use its manual slot (the original no longer does)';
+
+-------------------------------------------------------------------------------
+-- Citus (1.3): generators as objects of the cluster.  On a Citus
+-- coordinator, cosid_define, cosid_alter and cosid_drop also write the
+-- generator's row here; cosid_citus_sync() (or the first of those once the
+-- cluster has a worker) makes this table a Citus reference table, so Citus
+-- writes every change to every node in the coordinator's transaction (two-
+-- phase commit) and copies the table to a node added later before it gets a
+-- shard.  A worker issues from the row it holds here (cosid.generator stays
+-- empty there: a worker refuses cosid_define).  Without Citus the table stays
+-- empty and nothing reads it.  The owner is a role name (roles are the same
+-- on every node, their OIDs are not); a custom codec's functions are bound
+-- by their qualified names on a worker.  Not dumped: cosid_citus_sync()
+-- writes it again from cosid.generator.
+-------------------------------------------------------------------------------
+
+CREATE TABLE cosid.citus_generator (
+	name text PRIMARY KEY,
+	strategy text NOT NULL,
+	config jsonb NOT NULL,
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	seq_reset_threshold bigint,
+	owner text NOT NULL,
+	identity bigint NOT NULL,
+	counter_database text
+);
+COMMENT ON TABLE cosid.citus_generator IS 'on a Citus cluster: the coordinator''s generators, as every node reads them (a reference table)';
+REVOKE ALL ON cosid.citus_generator FROM PUBLIC;
+GRANT SELECT ON cosid.citus_generator TO PUBLIC;
+
+-- Backends of a node re-read their generators when Citus commits a change
+-- here (an invalidation message, which a prepared transaction carries to
+-- its COMMIT PREPARED).
+CREATE FUNCTION cosid.citus_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_citus_changed' LANGUAGE C;
+CREATE TRIGGER citus_generator_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.citus_generator
+	FOR EACH STATEMENT EXECUTE FUNCTION cosid.citus_changed();
+
+CREATE FUNCTION cosid_citus_sync() RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION cosid_citus_sync() FROM PUBLIC;
+COMMENT ON FUNCTION cosid_citus_sync() IS 'on a Citus coordinator: make every generator of this database reach every node (returns how many)';
