@@ -1220,3 +1220,57 @@ CREATE FUNCTION cosid_citus_sync() RETURNS integer
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 REVOKE ALL ON FUNCTION cosid_citus_sync() FROM PUBLIC;
 COMMENT ON FUNCTION cosid_citus_sync() IS 'on a Citus coordinator: make every generator of this database reach every node (returns how many)';
+
+-- Slots on a Citus cluster: each node has its own, manual (cosid.slot = N)
+-- or leased from one store (the coordinator's database can be it).
+-- cosid_citus_check_slots() on the coordinator reads every node's slot
+-- through Citus (a constant command, the same on every node) and fails
+-- when two nodes hold one.
+CREATE FUNCTION cosid.node_slot(OUT mode text, OUT slot integer, OUT namespace text, OUT state text,
+								OUT window_start timestamptz, OUT window_end timestamptz,
+								OUT renewals bigint, OUT renewal_failures bigint,
+								OUT instance text, OUT store_connected boolean,
+								OUT last_renewal timestamptz, OUT last_error text)
+	AS 'MODULE_PATHNAME', 'cosid_slot' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid.node_slot() IS 'cosid_slot() under a name of schema cosid, which cosid_citus_check_slots() calls on every node';
+
+CREATE FUNCTION cosid_citus_check_slots(OUT node text, OUT mode text, OUT slot integer, OUT state text)
+	RETURNS SETOF record
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	r record;
+	seen jsonb := '{}';
+BEGIN
+	IF to_regprocedure('pg_catalog.run_command_on_all_nodes(text, boolean, boolean)') IS NULL THEN
+		RAISE EXCEPTION 'Citus is not installed in this database'
+			USING ERRCODE = '55000', HINT = 'cosid_citus_check_slots() runs on the coordinator of a Citus cluster.';
+	END IF;
+	FOR r IN
+		SELECT coalesce(n.nodename || ':' || n.nodeport, 'node ' || o.nodeid) AS node, o.success, o.result
+		  FROM pg_catalog.run_command_on_all_nodes(
+			   'SELECT pg_catalog.concat_ws(''|'', s.mode, coalesce(s.slot::pg_catalog.text, ''''), s.state) FROM cosid.node_slot() s') o
+		  LEFT JOIN pg_catalog.pg_dist_node n ON n.nodeid = o.nodeid
+		 ORDER BY o.nodeid
+	LOOP
+		IF NOT r.success THEN
+			RAISE EXCEPTION 'could not read the cosid slot of node %', r.node
+				USING ERRCODE = '08000', DETAIL = r.result;
+		END IF;
+		node := r.node;
+		mode := split_part(r.result, '|', 1);
+		slot := nullif(split_part(r.result, '|', 2), '')::integer;
+		state := split_part(r.result, '|', 3);
+		IF slot IS NOT NULL THEN
+			IF seen ? slot::text THEN
+				RAISE EXCEPTION 'nodes % and % hold cosid slot %', seen ->> slot::text, node, slot
+					USING ERRCODE = '55000',
+						  DETAIL = 'Two nodes with one slot can issue the same id.',
+						  HINT = 'Give each node a cosid.slot of its own, or let every node lease one (cosid.slot = ''lease'') from one store.';
+			END IF;
+			seen := seen || jsonb_build_object(slot::text, node);
+		END IF;
+		RETURN NEXT;
+	END LOOP;
+END
+$f$;
+COMMENT ON FUNCTION cosid_citus_check_slots() IS 'on a Citus coordinator: every node''s cosid slot; an error when two nodes hold one';

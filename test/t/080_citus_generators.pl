@@ -114,5 +114,16 @@ is($coord->safe_psql($db, q{SELECT count(DISTINCT id) = count(*), bool_or((cosid
 is($w3->safe_psql($db, q{SELECT cosid_next('late') > 0 AND cosid_encode('order', 1) LIKE 'O-%'}), 't',
 	'the added node has every generator, as last altered');
 
+# slots: every node its own, checked from the coordinator through Citus
+is($coord->safe_psql($db, q{SELECT string_agg(slot::text, ',' ORDER BY slot) FROM cosid_citus_check_slots()}),
+	'0,1,2,3', 'cosid_citus_check_slots(): four nodes, four slots');
+$w3->append_conf('postgresql.conf', 'cosid.slot = 1');
+$w3->restart;
+{
+	my ($ret, $out, $err) = $coord->psql($db, q{SELECT * FROM cosid_citus_check_slots()});
+	like($err, qr/ERROR:  nodes 127\.0\.0\.1:\d+ and 127\.0\.0\.1:\d+ hold cosid slot 1/,
+		'two nodes on one slot are caught');
+}
+
 citus_stop($c);
 done_testing();
