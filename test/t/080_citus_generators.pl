@@ -47,8 +47,14 @@ for my $node (citus_nodes($c))
 	like($err, qr/generator "rolled_back" does not exist/, $node->name . ': a rolled-back define left nothing');
 }
 
-# alter reaches the workers: a codec set on the coordinator encodes there
+# alter reaches the workers: a codec set on the coordinator encodes there,
+# also in a session of the worker that had read the generator before
+my $session = $w1->background_psql($db);
+unlike($session->query_safe(q{SELECT cosid_encode('order', 12345)}), qr/^O-/, 'worker session: no codec yet');
 $coord->safe_psql($db, q{SELECT cosid_alter('order', '{"codec":[{"radix":62},{"prefix":"O-"}]}')});
+like($session->query_safe(q{SELECT cosid_encode('order', 12345)}), qr/^O-/,
+	'worker session that cached the generator reads it again after the change');
+$session->quit;
 for my $w ($w1, $w2)
 {
 	like($w->safe_psql($db, q{SELECT cosid_encode('order', 12345)}), qr/^O-/,
