@@ -27,11 +27,13 @@
  */
 #include "citus.h"
 #include "catalog.h"
+#include "util.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -271,6 +273,7 @@ mirror_placement(Oid relid)
 	bool		isnull;
 	int64		shardid;
 	char		relname[NAMEDATALEN];
+	Oid			placement;
 
 	if (cosid_catalog_exec("SELECT shardid FROM pg_catalog.pg_dist_shard "
 						   "WHERE logicalrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
@@ -281,7 +284,22 @@ mirror_placement(Oid relid)
 	shardid = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* Citus names a shard after its table and shard id (a C lookup, no SQL) */
 	snprintf(relname, sizeof(relname), "citus_generator_" INT64_FORMAT, shardid);
-	return get_relname_relid(relname, get_rel_namespace(relid));
+	placement = get_relname_relid(relname, get_rel_namespace(relid));
+	if (!OidIsValid(placement))
+		return InvalidOid;		/* not placed here yet */
+	/*
+	 * Citus makes the placement as the table's owner; a table of that name
+	 * made by another role (CREATE on schema cosid, which a database's owner
+	 * has for restores) is not the cluster's.
+	 */
+	if (get_rel_relkind(placement) != RELKIND_RELATION ||
+		cosid_rel_owner(placement) != cosid_rel_owner(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("table cosid.%s is not Citus's placement of cosid.citus_generator", relname),
+				 errdetail("It is not a table owned by the owner of cosid.citus_generator."),
+				 errhint("Drop it: Citus places the table itself.")));
+	return placement;
 }
 
 static Datum
