@@ -8,6 +8,7 @@
  * generators, or block.
  */
 #include "slot.h"
+#include "slot_source.h"
 
 #include <limits.h>
 
@@ -26,6 +27,7 @@ char	   *cosid_lease_store = NULL;
 int			cosid_lease_ttl = 60;
 char	   *cosid_instance_id = NULL;
 bool		cosid_promote_above_replayed = false;
+char	   *cosid_citus_database = NULL;
 
 CosidSlotWindow *cosid_window = NULL;
 
@@ -37,13 +39,14 @@ check_slot(char **newval, void **extra, GucSource source)
 	char	   *end;
 	long		v;
 
-	if (pg_strcasecmp(*newval, "lease") == 0)
+	if (pg_strcasecmp(*newval, "lease") == 0 ||
+		pg_strcasecmp(*newval, "citus") == 0)
 		return true;
 	errno = 0;
 	v = strtol(*newval, &end, 10);
 	if (*newval[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
 	{
-		GUC_check_errdetail("cosid.slot is a slot number (0 or more) or \"lease\".");
+		GUC_check_errdetail("cosid.slot is a slot number (0 or more), \"lease\" or \"citus\".");
 		return false;
 	}
 	return true;
@@ -60,7 +63,7 @@ cosid_slot_define_settings(void)
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
 	DefineCustomStringVariable("cosid.slot",
-							   "This server's slot: a number (a manual slot) or \"lease\".",
+							   "This server's slot: a number (a manual slot), \"lease\" or \"citus\" (the node's Citus group id).",
 							   "A manual slot must differ from every other server's that shares the id space.",
 							   &cosid_slot_setting,
 							   "0",
@@ -101,6 +104,13 @@ cosid_slot_define_settings(void)
 							 false,
 							 PGC_SIGHUP, 0,
 							 NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.citus_database",
+							   "cosid.slot = 'citus': the database whose Citus metadata gives this node's slot (its group id).",
+							   NULL,
+							   &cosid_citus_database,
+							   "postgres",
+							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
 }
 
 /*
@@ -133,6 +143,14 @@ cosid_slot_check_settings(void)
 					 errmsg("cosid.slot = 'lease' needs cosid.lease_store"),
 					 errhint("Set cosid.lease_store to a libpq connection string of a PostgreSQL with cosid installed.")));
 	}
+	else if (cosid_citus_slot_mode())
+	{
+		if (cosid_citus_database == NULL || cosid_citus_database[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cosid.slot = 'citus' needs cosid.citus_database"),
+					 errhint("Set cosid.citus_database to the database in which Citus is installed.")));
+	}
 	else if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -152,6 +170,12 @@ bool
 cosid_lease_mode(void)
 {
 	return pg_strcasecmp(cosid_slot_setting, "lease") == 0;
+}
+
+bool
+cosid_citus_slot_mode(void)
+{
+	return pg_strcasecmp(cosid_slot_setting, "citus") == 0;
 }
 
 /* ---------- the window ---------- */
@@ -279,6 +303,8 @@ PG_FUNCTION_INFO_V1(cosid_slot_confirm);
 Datum
 cosid_slot_confirm(PG_FUNCTION_ARGS)
 {
+	int			slot;
+
 	cosid_require_preload("cosid_slot_confirm()");
 	if (!superuser())
 		ereport(ERROR,
@@ -290,10 +316,11 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cosid_slot_confirm() confirms a manual slot; this server leases its slot"),
 				 errdetail("The lease store gives each instance its own slot, copied or not.")));
+	slot = cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
 	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
 	{
 		ereport(NOTICE,
-				(errmsg("this server's slot %d needs no confirmation", cosid_manual_slot())));
+				(errmsg("this server's slot %d needs no confirmation", slot)));
 		PG_RETURN_BOOL(false);
 	}
 	cosid_window_confirm();
@@ -306,7 +333,7 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 	if (cosid_window_state() != COSID_SLOT_ACTIVE)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", cosid_manual_slot()),
+				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", slot),
 				 errhint("The confirmation stands; check the server log for messages from the cosid slot worker.")));
 	PG_RETURN_BOOL(true);
 }
