@@ -14,11 +14,11 @@
 #   docs         uuid v7 (gen_uuidv7()) distribution column; doc_parts
 #                colocated
 #   currencies   a reference table with a snowflake id
+# cosid is created and the generators are defined on the coordinator only.
 # Checked: which node evaluates the DEFAULT on each path (router and
 # multi-row INSERTs and COPY through the coordinator: slot 0; an INSERT ...
 # SELECT between colocated tables: the slot of the worker that holds the
-# shard), by
-# cosid_unpack; colocated joins find every row; a worker added mid-load,
+# shard), by cosid_unpack; colocated joins find every row; a worker added mid-load,
 # a rebalance (citus_rebalance_start) and a shard move
 # (citus_move_shard_placement) while inserts go on lose no row and change no
 # id; every id handed to a client (RETURNING) is unique across the cluster,
@@ -34,29 +34,14 @@ use CitusTest;
 
 if (my $why = citus_missing()) { plan skip_all => $why; }
 
-# Until cosid_define on the coordinator reaches every node, generators are
-# defined on each node by hand: set to 0 when they propagate.
-my $define_on_each_node = 1;
-
-my $c = citus_cluster(workers => 2);
+# cosid created and the generators defined on the coordinator only: Citus
+# brings both to every worker, and to the third when it joins
+my $c = citus_cluster(workers => 2, cosid_on_workers => 0);
 my ($coord, $db) = ($c->{coordinator}, $c->{db});
-
-my @generators = (
-	q{SELECT cosid_define('order', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}')},
-	q{SELECT cosid_define('line', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}')});
-
-# define the generators (on the node given, else through the coordinator)
-sub define_generators
-{
-	my ($node) = @_;
-	my @nodes = $node ? ($node) : $define_on_each_node ? citus_nodes($c) : ($coord);
-	return if $node && !$define_on_each_node;
-	for my $n (@nodes)
-	{
-		$n->safe_psql($db, $_) for @generators;
-	}
-}
-define_generators();
+$coord->safe_psql($db, q{
+	SELECT cosid_define('order', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}');
+	SELECT cosid_define('line', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}');
+});
 
 $coord->safe_psql($db, q{
 	CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT cosid_next('order'), customer bigint NOT NULL, via text NOT NULL);
@@ -210,7 +195,7 @@ my $load = IPC::Run::start(
 	'>', \$load_out, '2>', \$load_err);
 
 insert_round('r1');
-my $w3 = citus_add_worker($c, before_add => sub { define_generators($_[0]) });
+my $w3 = citus_add_worker($c);
 $slot_of_port{ $w3->port } = $w3->{_cosid_slot};
 insert_round('r2');
 
