@@ -79,13 +79,15 @@ for i in 0 1 2; do
 		"shared_buffers = '256MB'" \
 		"citus.shard_count = 8"
 	cluster_psql "$WORK/${NODES[$i]}" $((PORT + i)) -d postgres -c "CREATE DATABASE bench"
-	cluster_psql "$WORK/${NODES[$i]}" $((PORT + i)) -d bench -c "CREATE EXTENSION citus" -c "CREATE EXTENSION cosid" \
-		-c "SELECT cosid_define('bench_snow', '{\"strategy\": \"snowflake\"}')" >/dev/null
+	cluster_psql "$WORK/${NODES[$i]}" $((PORT + i)) -d bench -c "CREATE EXTENSION citus" >/dev/null
 done
+# cosid and its generator on the coordinator only: Citus brings both to the
+# workers
 coord() { cluster_psql "$WORK/coord" "$PORT" -d bench -At "$@"; }
-coord -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" \
+coord -c "CREATE EXTENSION cosid" -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" \
 	-c "SELECT citus_add_node('127.0.0.1', $((PORT + 1)))" \
-	-c "SELECT citus_add_node('127.0.0.1', $((PORT + 2)))" >/dev/null
+	-c "SELECT citus_add_node('127.0.0.1', $((PORT + 2)))" \
+	-c "SELECT cosid_define('bench_snow', '{\"strategy\": \"snowflake\"}')" >/dev/null
 versions=$(coord -c "SELECT 'Citus ' || extversion FROM pg_extension WHERE extname = 'citus'")
 
 # name, type, DEFAULT
