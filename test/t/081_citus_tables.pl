@@ -118,7 +118,9 @@ sub insert_round
 	my $via = "${tag}_$round";
 	# router INSERTs (one row, the distribution column from the DEFAULT)
 	my @o = map { returning(order => "INSERT INTO orders (customer, via) VALUES ($_, 'router:$via') RETURNING id") } 1 .. 3;
-	# a multi-row INSERT
+	# multi-row INSERTs: VALUES, and SELECT from a non-distributed source
+	returning(order => "INSERT INTO orders (customer, via) VALUES "
+		  . join(', ', map { "($_, 'values:$via')" } 1 .. 20) . " RETURNING id");
 	push @o, returning(order => "INSERT INTO orders (customer, via) SELECT g, 'multi:$via' FROM generate_series(1, 50) g RETURNING id");
 	# lines of those orders (colocated)
 	returning(line => "INSERT INTO order_lines (order_id, via) SELECT o.id, '$via' FROM orders o, generate_series(1, 2)"
@@ -139,7 +141,7 @@ sub insert_round
 insert_round('r0');
 
 # which node evaluated the DEFAULT on each path
-is(slots_of('order', q{orders}), '0:93',
+is(slots_of('order', q{orders}), '0:113',
 	'router and multi-row INSERTs and COPY through the coordinator: its slot (0) in every id');
 is(slots_of('order', q{currencies}), '0:1', 'a reference table: the coordinator evaluates the DEFAULT');
 my %slot_of_port = map { $_->port => $_->{_cosid_slot} } citus_nodes($c);
