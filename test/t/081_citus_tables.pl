@@ -38,10 +38,12 @@ if (my $why = citus_missing()) { plan skip_all => $why; }
 # brings both to every worker, and to the third when it joins
 my $c = citus_cluster(workers => 2, cosid_on_workers => 0);
 my ($coord, $db) = ($c->{coordinator}, $c->{db});
-$coord->safe_psql($db, q{
-	SELECT cosid_define('order', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}');
-	SELECT cosid_define('line', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}');
-});
+# README's Sharding with Citus, as written (in a schema of its own): its
+# blocks define the generator 'order' and make its tables
+my %readme = readme_blocks();
+$coord->safe_psql($db, "CREATE SCHEMA readme; SET search_path = readme, public;\n"
+	  . $readme{'citus-tables'} . $readme{'citus-inserts'});
+$coord->safe_psql($db, q{SELECT cosid_define('line', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}')});
 
 $coord->safe_psql($db, q{
 	CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT cosid_next('order'), customer bigint NOT NULL, via text NOT NULL);
@@ -176,7 +178,10 @@ for my $t ([ 'by_customer (customer, via) SELECT customer, name FROM customers',
 	my $plan = $coord->safe_psql($db, "EXPLAIN (COSTS OFF) INSERT INTO $t->[0]");
 	like($plan, qr{INSERT/SELECT method: repartition}, "INSERT INTO $t->[1] ... SELECT from a colocated table runs on the workers");
 }
-my ($m, $slots) = made_by_holder('order', 'by_customer', 'customer', 'id', 'true');
+is(slots_of('order', q{readme.orders}), '0:3', "README: orders inserted through the coordinator carry its slot");
+my ($m, $slots) = made_by_holder('order', 'readme.order_lines', 'order_id', 'line_id', 'true');
+is($m, '3/3', "README: their lines (INSERT ... SELECT) are made by the workers that hold them ($slots)");
+($m, $slots) = made_by_holder('order', 'by_customer', 'customer', 'id', 'true');
 is($m, '200/200', "INSERT ... SELECT on the workers: each evaluates the DEFAULT, its own slot in the id ($slots)");
 like($slots, qr/^1:\d+,2:\d+$/, 'both workers made ids');
 ($m, $slots) = made_by_holder('line', 'order_lines', 'order_id', 'line_id', 'true');
