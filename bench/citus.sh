@@ -123,7 +123,7 @@ done
 declare -A rate
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: Citus, pgbench, ${SECONDS_RUN} s per run, interleaved ..." >&2
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	for i in 0 1 2 3; do
 		for kind in r p; do
 			coord -c "TRUNCATE ${kind}$i" >/dev/null
