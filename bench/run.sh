@@ -16,6 +16,10 @@
 #   BENCH_CHART=path    also copy the chart (SVG) there; BENCH_CHART=1 copies
 #                       it to bench/chart-<major version>.svg, the one docs/benchmarks.md
 #                       shows.  Every run leaves it in tmp/bench/ too.
+#   BENCH_CITUS_SECONDS=5, BENCH_CITUS_PORT=54345  the Citus row
+#                       (bench/citus.sh: distributed inserts keyed by
+#                       bigserial, uuid v4, uuid v7 and cosid on a coordinator
+#                       and two workers; skipped, saying why, without Citus)
 #
 # What is measured is listed in bench/candidates.sql; objects the candidates
 # need are created by bench/setup.sql (optional); the machinery is in
@@ -263,6 +267,10 @@ echo "== pgbench: 2 clients, one-row INSERTs, ${PGBENCH_SECONDS} s, median tps o
 for t in pgb_serial pgb_seg pgb_snow; do
 	printf '%-12s %8.0f tps   (runs:%s)\n' "$t" "$(median "${tps[$t]}")" "${tps[$t]}"
 done
+
+# --- Citus: distributed tables keyed by bigserial, uuids and cosid ---
+
+bash "$BENCH/citus.sh"
 
 echo
 echo "== TARGETS"

@@ -217,6 +217,57 @@ pglogical() {
 	log "pglogical built from $tarball and installed into PostgreSQL $v in $(($(date +%s) - t0)) s"
 }
 
+# citus VERSION: Citus for the Citus tests (test/t/081_citus_tables.pl, the
+# Citus row of make bench).  No Debian package source has it, so it is built
+# from a vendored tarball, citus-*.tar.gz in $COSID_VENDOR (default: the
+# directory shared/vendor beside the clone, $REPO/../shared/vendor), with
+# PGXS against a server built here (Citus builds against PostgreSQL 16-18;
+# bookworm's 15 goes without) and installed into $COSID_CACHE/pgN.  The stamp
+# $COSID_CACHE/pgN-citus.stamp names the tarball's sha256, the configure
+# options and the server's own stamp: it is rebuilt only when one of them
+# changes.  Optional like pglogical: without the tarball, or when the build
+# fails, it says why and the Citus tests skip.
+CITUS_CONFIGURE_OPTS=(--without-lz4 --without-zstd)
+citus() {
+	local v=$1 pgc stamp want tarball sum build t0 vendor=${COSID_VENDOR:-$REPO/../shared/vendor}
+	[ "$v" != "$COSID_PG_DEBIAN" ] || return 0
+	[ "$v" -ge 16 ] || return 0
+	[ "$(id -u)" -eq 0 ] || return 0
+	pgc=$(pg_config_of "$v")
+	stamp=$COSID_CACHE/pg$v-citus.stamp
+	tarball=$(ls "$vendor"/citus-*.tar.gz 2>/dev/null | sort -V | tail -n1) || true
+	if [ -z "$tarball" ]; then
+		log "no Citus tarball (citus-*.tar.gz) in $vendor (COSID_VENDOR): PostgreSQL $v goes without Citus (the Citus tests skip)"
+		return 0
+	fi
+	sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+	want="$(basename "$tarball") $sum ${CITUS_CONFIGURE_OPTS[*]} $(cat "$COSID_CACHE/pg$v.stamp" 2>/dev/null)"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$("$pgc" --pkglibdir)/citus.so" ]; then
+		return 0
+	fi
+	exec 9>"$COSID_CACHE/pg$v.lock"
+	flock 9
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$("$pgc" --pkglibdir)/citus.so" ]; then
+		return 0
+	fi
+	t0=$(date +%s)
+	build=$COSID_CACHE/build/citus-pg$v
+	rm -rf "$build" "$stamp"
+	mkdir -p "$build"
+	tar -xzf "$tarball" -C "$build" --strip-components=1
+	log "building Citus from $(basename "$tarball") for PostgreSQL $v (about a minute, once)"
+	if ! (cd "$build" && clean_env ./configure PG_CONFIG="$pgc" "${CITUS_CONFIGURE_OPTS[@]}" >configure.log 2>&1 &&
+		clean_env make -s -j"$(nproc)" >make.log 2>&1 &&
+		clean_env make -s install >>make.log 2>&1); then
+		tail -n 30 "$build/configure.log" "$build/make.log" 2>/dev/null
+		log "building Citus for PostgreSQL $v failed (kept in $build): the Citus tests skip there"
+		return 0
+	fi
+	echo "$want" >"$stamp"
+	rm -rf "$build"
+	log "Citus built from $(basename "$tarball") and installed into PostgreSQL $v in $(($(date +%s) - t0)) s"
+}
+
 # cosid_install VERSION: build cosid against that version in build/pgN and install.
 cosid_install() {
 	local v=$1 dst=$REPO/build/pg$1 pgc f id
@@ -260,6 +311,7 @@ server)
 	for v in "${versions[@]}"; do
 		server "$v"
 		pglogical "$v"
+		citus "$v"
 	done
 	;;
 install)

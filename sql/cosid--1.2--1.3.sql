@@ -679,3 +679,104 @@ CREATE FUNCTION cosid_slot_confirm() RETURNS boolean
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 REVOKE ALL ON FUNCTION cosid_slot_confirm() FROM PUBLIC;
 COMMENT ON FUNCTION cosid_slot_confirm() IS 'confirm that this server, started from a copy of another, may use its manual slot (the original no longer does)';
+
+-------------------------------------------------------------------------------
+-- Citus (1.3): generators as objects of the cluster.  On a Citus
+-- coordinator, cosid_define, cosid_alter and cosid_drop also write the
+-- generator's row here; cosid_citus_sync() (or the first of those once the
+-- cluster has a worker) makes this table a Citus reference table, so Citus
+-- writes every change to every node in the coordinator's transaction (two-
+-- phase commit) and copies the table to a node added later before it gets a
+-- shard.  A worker issues from the row it holds here (cosid.generator stays
+-- empty there: a worker refuses cosid_define).  Without Citus the table stays
+-- empty and nothing reads it.  The owner is a role name (roles are the same
+-- on every node, their OIDs are not); a custom codec's functions are bound
+-- by their qualified names on a worker.  Not dumped: cosid_citus_sync()
+-- writes it again from cosid.generator.
+-------------------------------------------------------------------------------
+
+CREATE TABLE cosid.citus_generator (
+	name text PRIMARY KEY,
+	strategy text NOT NULL,
+	config jsonb NOT NULL,
+	epoch_ms bigint,
+	unit_ms integer,
+	time_bits integer,
+	node_bits integer,
+	seq_bits integer,
+	seq_reset_threshold bigint,
+	owner text NOT NULL,
+	identity bigint NOT NULL,
+	counter_database text
+);
+COMMENT ON TABLE cosid.citus_generator IS 'on a Citus cluster: the coordinator''s generators, as every node reads them (a reference table)';
+REVOKE ALL ON cosid.citus_generator FROM PUBLIC;
+GRANT SELECT ON cosid.citus_generator TO PUBLIC;
+
+-- Backends of a node re-read their generators when Citus commits a change
+-- here (an invalidation message, which a prepared transaction carries to
+-- its COMMIT PREPARED).
+CREATE FUNCTION cosid.citus_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'cosid_citus_changed' LANGUAGE C;
+CREATE TRIGGER citus_generator_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cosid.citus_generator
+	FOR EACH STATEMENT EXECUTE FUNCTION cosid.citus_changed();
+
+CREATE FUNCTION cosid_citus_sync() RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION cosid_citus_sync() FROM PUBLIC;
+COMMENT ON FUNCTION cosid_citus_sync() IS 'on a Citus coordinator: make every generator of this database reach every node (returns how many)';
+
+-- Slots on a Citus cluster: each node has its own, manual (cosid.slot = N)
+-- or leased from one store (the coordinator's database can be it).
+-- cosid_citus_check_slots() on the coordinator reads every node's slot
+-- through Citus (a constant command, the same on every node) and fails
+-- when two nodes hold one.
+CREATE FUNCTION cosid.node_slot(OUT mode text, OUT slot integer, OUT namespace text, OUT state text,
+								OUT window_start timestamptz, OUT window_end timestamptz,
+								OUT renewals bigint, OUT renewal_failures bigint,
+								OUT instance text, OUT store_connected boolean,
+								OUT last_renewal timestamptz, OUT last_error text)
+	AS 'MODULE_PATHNAME', 'cosid_slot' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid.node_slot() IS 'cosid_slot() under a name of schema cosid, which cosid_citus_check_slots() calls on every node';
+
+CREATE FUNCTION cosid_citus_check_slots(OUT node text, OUT mode text, OUT slot integer, OUT state text)
+	RETURNS SETOF record
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $f$
+DECLARE
+	r record;
+	seen jsonb := '{}';
+BEGIN
+	IF to_regprocedure('pg_catalog.run_command_on_all_nodes(text, boolean, boolean)') IS NULL THEN
+		RAISE EXCEPTION 'Citus is not installed in this database'
+			USING ERRCODE = '55000', HINT = 'cosid_citus_check_slots() runs on the coordinator of a Citus cluster.';
+	END IF;
+	FOR r IN
+		SELECT coalesce(n.nodename || ':' || n.nodeport, 'node ' || o.nodeid) AS node, o.success, o.result
+		  FROM pg_catalog.run_command_on_all_nodes(
+			   'SELECT pg_catalog.concat_ws(''|'', s.mode, coalesce(s.slot::pg_catalog.text, ''''), s.state) FROM cosid.node_slot() s') o
+		  LEFT JOIN pg_catalog.pg_dist_node n ON n.nodeid = o.nodeid
+		 ORDER BY o.nodeid
+	LOOP
+		IF NOT r.success THEN
+			RAISE EXCEPTION 'could not read the cosid slot of node %', r.node
+				USING ERRCODE = '08000', DETAIL = r.result;
+		END IF;
+		node := r.node;
+		mode := split_part(r.result, '|', 1);
+		slot := nullif(split_part(r.result, '|', 2), '')::integer;
+		state := split_part(r.result, '|', 3);
+		IF slot IS NOT NULL THEN
+			IF seen ? slot::text THEN
+				RAISE EXCEPTION 'nodes % and % hold cosid slot %', seen ->> slot::text, node, slot
+					USING ERRCODE = '55000',
+						  DETAIL = 'Two nodes with one slot can issue the same id.',
+						  HINT = 'Give each node a cosid.slot of its own, or let every node lease one (cosid.slot = ''lease'') from one store.';
+			END IF;
+			seen := seen || jsonb_build_object(slot::text, node);
+		END IF;
+		RETURN NEXT;
+	END LOOP;
+END
+$f$;
+COMMENT ON FUNCTION cosid_citus_check_slots() IS 'on a Citus coordinator: every node''s cosid slot; an error when two nodes hold one';

@@ -11,6 +11,7 @@
  * cache definitions (gencache.c does).
  */
 #include "catalog.h"
+#include "citus.h"
 #include "genstate.h"
 
 #include "access/xact.h"
@@ -243,6 +244,13 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	int			ret;
 	bool		v13 = cosid_catalog_is_1_3();
 
+	/*
+	 * A Citus worker issues with the coordinator's generators (citus.c);
+	 * its own rows (from before it joined) only for names they lack.
+	 */
+	if (!for_update && v13 && cosid_citus_role() == COSID_CITUS_WORKER &&
+		cosid_citus_read(name, fresh, config, stored, owner))
+		return;
 	/* a parallel worker reads what its leader's snapshot shows */
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)

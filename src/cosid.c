@@ -41,6 +41,7 @@ shmem_size(void)
 	size = add_size(size, cosid_ulid_shmem_size());
 	size = add_size(size, cosid_window_shmem_size());
 	size = add_size(size, cosid_lease_shmem_size());
+	size = add_size(size, cosid_citus_slot_shmem_size());
 	size = add_size(size, cosid_catalog_shmem_size());
 	size = add_size(size, cosid_genstate_shmem_size());
 	size = add_size(size, cosid_segment_shmem_size());
@@ -67,6 +68,7 @@ cosid_shmem_startup(void)
 	cosid_ulid_shmem_init();
 	cosid_window_shmem_init();
 	cosid_lease_shmem_init();
+	cosid_citus_slot_shmem_init();
 	cosid_catalog_shmem_init();
 	cosid_genstate_shmem_init();
 	cosid_segment_shmem_init();
@@ -113,4 +115,6 @@ _PG_init(void)
 	shmem_startup_hook = cosid_shmem_startup;
 
 	cosid_register_worker();
+	if (cosid_citus_slot_mode())
+		cosid_register_citus_reader();
 }

@@ -14,6 +14,7 @@
  * ids, or keep state across calls.
  */
 #include "catalog.h"
+#include "citus.h"
 #include "codecbind.h"
 #include "genstate.h"
 
@@ -540,6 +541,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	int64		fresh;
 
 	cosid_catalog_check_name(name);
+	cosid_citus_refuse_on_worker("cosid_define", name);
 	/* what CREATE SCHEMA needs: a generator is a new object of the database */
 	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -678,6 +680,8 @@ cosid_define(PG_FUNCTION_ARGS)
 						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
 						   v13 ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
+	/* on a Citus coordinator: to every node, in this transaction */
+	cosid_citus_mirror(name);
 	SPI_finish();
 	cosid_catalog_changed_now();
 	PG_RETURN_VOID();
@@ -753,6 +757,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 
 	if (!JB_ROOT_IS_OBJECT(patch) || JB_ROOT_IS_SCALAR(patch))
 		key_error("definition", "expected a JSON object of the keys to change");
+	cosid_citus_refuse_on_worker("cosid_alter", name);
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
@@ -836,6 +841,7 @@ cosid_alter(PG_FUNCTION_ARGS)
 					 v13 ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
+	cosid_citus_mirror(name);
 	SPI_finish();
 	cosid_catalog_changed_now();
 	PG_RETURN_VOID();
@@ -854,6 +860,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	CosidGenDef stored;
 	Oid			owner;
 
+	cosid_citus_refuse_on_worker("cosid_drop", name);
 	SPI_connect();
 	if (if_exists)
 	{
@@ -914,6 +921,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
+	cosid_citus_mirror(name);
 	SPI_finish();
 
 	/* a sequence cosid made goes with it; an adopted one stays its owner's */

@@ -20,6 +20,8 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "catalog/namespace.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
@@ -77,6 +79,21 @@ codec_functions_changed(Datum arg, int cacheid, uint32 hashvalue)
 			bg->cache->local_generation = 0;	/* never current: read again */
 }
 
+/*
+ * cosid.generator's OID as this backend last read a generator: on a Citus
+ * node, a change of the coordinator's generators arrives as an invalidation
+ * of its relcache entry (citus.c), which makes every generator of this
+ * backend be read again (as the backend's own catalog changes do).
+ */
+static Oid	catalog_relid = InvalidOid;
+
+static void
+catalog_relcache_changed(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == catalog_relid)
+		cosid_local_generation++;
+}
+
 static CosidGenCache *
 backend_generator(const char *name)
 {
@@ -95,6 +112,7 @@ backend_generator(const char *name)
 										 HASH_ELEM | HASH_STRINGS);
 		CacheRegisterSyscacheCallback(PROCOID, codec_functions_changed, (Datum) 0);
 		CacheRegisterSyscacheCallback(AUTHOID, codec_functions_changed, (Datum) 0);
+		CacheRegisterRelcacheCallback(catalog_relcache_changed, (Datum) 0);
 	}
 	memset(key, 0, sizeof(key));
 	strlcpy(key, name, NAMEDATALEN);
@@ -132,6 +150,8 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	Oid			owner;
 	int			len = strlen(cname);
 	uint64		changes = codec_function_changes;
+	/* taken first: a change that arrives while this reads makes it read again */
+	uint64		local_generation = cosid_local_generation;
 
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
@@ -139,6 +159,8 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	MemoryContextReset(c->cxt);
 
 	SPI_connect();
+	if (!OidIsValid(catalog_relid))
+		catalog_relid = get_relname_relid("generator", get_namespace_oid("cosid", false));
 	memset(&stored, 0, sizeof(stored));
 	cosid_catalog_read(cname, false, true, &config, &stored, &owner, hint);
 	cosid_gendef_parse(cname, config, &c->def, false);
@@ -172,7 +194,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
 	c->shared_generation = generation;
 	/* a function or role changed while it was bound: bind again next time */
-	c->local_generation = changes == codec_function_changes ? cosid_local_generation : 0;
+	c->local_generation = changes == codec_function_changes ? local_generation : 0;
 	memcpy(c->name, cname, len);
 	c->name_len = len;
 }

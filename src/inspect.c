@@ -317,6 +317,7 @@ cosid_slot(PG_FUNCTION_ARGS)
 	int64		start;
 	int64		end;
 	bool		lease = cosid_lease_mode();
+	bool		citus = cosid_citus_slot_mode();
 	CosidLeaseStatus lease_st;
 
 	cosid_require_preload("cosid_slot()");
@@ -328,11 +329,12 @@ cosid_slot(PG_FUNCTION_ARGS)
 	end = cosid_window_end();
 	cosid_lease_status(&lease_st);
 
-	values[0] = CStringGetTextDatum(lease ? "lease" : "manual");
-	if (lease && state != COSID_SLOT_ACTIVE)
+	values[0] = CStringGetTextDatum(lease ? "lease" : citus ? "citus" : "manual");
+	/* a leased slot or one from Citus: the slot of the open window */
+	if ((lease || citus) && state != COSID_SLOT_ACTIVE)
 		nulls[1] = true;
 	else
-		values[1] = Int32GetDatum(lease ? cosid_window_slot() : cosid_manual_slot());
+		values[1] = Int32GetDatum(lease || citus ? cosid_window_slot() : cosid_manual_slot());
 	values[2] = CStringGetTextDatum(cosid_namespace);
 	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
 									state == COSID_SLOT_CLOSED ? "closed" :

@@ -36,6 +36,13 @@ PG_FUNCTION_INFO_V1(cosid_next_many);
 /* How long a backend waits for a window the worker has not opened or renewed. */
 #define WINDOW_GRACE_MS 2000
 
+/* The slot this server is configured with: a manual one, or its Citus group id. */
+static int
+configured_slot(void)
+{
+	return cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
+}
+
 /* What the slot worker last failed at with the lease store ("" if nothing). */
 static void
 lease_last_error(char *buf, size_t len)
@@ -93,6 +100,18 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 			switch (cosid_window_state())
 			{
 				case COSID_SLOT_STARTING:
+					if (cosid_citus_slot_mode())
+					{
+						char		why[256];
+
+						(void) cosid_citus_slot_refused(why, sizeof(why));
+						ereport(ERROR,
+								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+								 errmsg("this server holds no slot from Citus yet"),
+								 errdetail("Its slot is its Citus group id in database \"%s\" (cosid.slot = 'citus'): %s.",
+										   cosid_citus_database, why[0] ? why : "the slot worker has not taken it yet"),
+								 errhint("A worker holds its slot once citus_add_node on the coordinator has given it a group id; check cosid.citus_database, cosid.machine_bits and the server log.")));
+					}
 					if (cosid_lease_mode())
 					{
 						char		why[256];
@@ -112,6 +131,12 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 							 errhint("Check the server log for messages from the cosid slot worker.")));
 					break;
 				case COSID_SLOT_RECOVERY:
+					if (cosid_citus_slot_mode())
+						ereport(ERROR,
+								(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+								 errmsg("this server is in recovery: its slot from Citus issues no ids until it is promoted"),
+								 errdetail("A standby's slot is its primary's; the primary's window ends are replayed from the WAL."),
+								 errhint("To issue time-based ids on a standby, lease a slot of its own (cosid.slot = 'lease'); or promote it.")));
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("this server is in recovery: its manual slot %d issues no ids until it is promoted",
@@ -127,12 +152,12 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 				case COSID_SLOT_UNCONFIRMED:
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-							 errmsg("this server's manual slot %d was recorded by another data directory: it issues no ids until it is confirmed",
-									cosid_manual_slot()),
+							 errmsg("this server's %s slot %d was recorded by another data directory: it issues no ids until it is confirmed",
+									cosid_citus_slot_mode() ? "Citus" : "manual", configured_slot()),
 							 errdetail("The server was started from a copy (a base backup, a point-in-time recovery or a file copy) of a server that uses slot %d; both would issue the same ids.",
-									   cosid_manual_slot()),
+									   configured_slot()),
 							 errhint("If the server it was copied from no longer uses slot %d, a superuser runs SELECT cosid_slot_confirm(); otherwise give this server a slot of its own (cosid.slot) and restart it.",
-									 cosid_manual_slot())));
+									 configured_slot())));
 					break;
 				case COSID_SLOT_UPGRADED:
 					cosid_upgrade_error();
@@ -150,6 +175,19 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 										cosid_ms_text(cosid_window_end())),
 								 errdetail("Last error: %s", why[0] ? why : "(none)"),
 								 errhint("Ids are issued again as soon as the lease store (cosid.lease_store) answers.")));
+					}
+					if (cosid_citus_slot_mode())
+					{
+						char		why[256];
+
+						(void) cosid_citus_slot_refused(why, sizeof(why));
+						if (why[0] != '\0')
+							ereport(ERROR,
+									(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+									 errmsg("this server's slot window ended at %s and was not extended",
+											cosid_ms_text(cosid_window_end())),
+									 errdetail("Its slot is its Citus group id, and the slot worker is not sure it still is: %s.", why),
+									 errhint("Check cosid.citus_database and the server log; ids are issued again once the group id is read.")));
 					}
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -259,7 +297,8 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 					cosid_window_state() == COSID_SLOT_CLOSED ||
 					cosid_window_state() == COSID_SLOT_UNCONFIRMED ||
 					cosid_window_state() == COSID_SLOT_UPGRADED ||
-					cosid_lease_store_away())
+					cosid_lease_store_away() ||
+					cosid_citus_slot_refused(NULL, 0))
 					report_stop(c, r, 0);
 				cosid_wait_1ms();
 				break;

@@ -9,6 +9,7 @@
  */
 #include "slot.h"
 #include "upgrade.h"
+#include "slot_source.h"
 
 #include <limits.h>
 
@@ -27,6 +28,7 @@ char	   *cosid_lease_store = NULL;
 int			cosid_lease_ttl = 60;
 char	   *cosid_instance_id = NULL;
 bool		cosid_promote_above_replayed = false;
+char	   *cosid_citus_database = NULL;
 
 CosidSlotWindow *cosid_window = NULL;
 
@@ -38,13 +40,14 @@ check_slot(char **newval, void **extra, GucSource source)
 	char	   *end;
 	long		v;
 
-	if (pg_strcasecmp(*newval, "lease") == 0)
+	if (pg_strcasecmp(*newval, "lease") == 0 ||
+		pg_strcasecmp(*newval, "citus") == 0)
 		return true;
 	errno = 0;
 	v = strtol(*newval, &end, 10);
 	if (*newval[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
 	{
-		GUC_check_errdetail("cosid.slot is a slot number (0 or more) or \"lease\".");
+		GUC_check_errdetail("cosid.slot is a slot number (0 or more), \"lease\" or \"citus\".");
 		return false;
 	}
 	return true;
@@ -61,7 +64,7 @@ cosid_slot_define_settings(void)
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
 	DefineCustomStringVariable("cosid.slot",
-							   "This server's slot: a number (a manual slot) or \"lease\".",
+							   "This server's slot: a number (a manual slot), \"lease\" or \"citus\" (the node's Citus group id).",
 							   "A manual slot must differ from every other server's that shares the id space.",
 							   &cosid_slot_setting,
 							   "0",
@@ -102,6 +105,13 @@ cosid_slot_define_settings(void)
 							 false,
 							 PGC_SIGHUP, 0,
 							 NULL, NULL, NULL);
+	DefineCustomStringVariable("cosid.citus_database",
+							   "cosid.slot = 'citus': the database whose Citus metadata gives this node's slot (its group id).",
+							   NULL,
+							   &cosid_citus_database,
+							   "postgres",
+							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
 }
 
 /*
@@ -134,6 +144,14 @@ cosid_slot_check_settings(void)
 					 errmsg("cosid.slot = 'lease' needs cosid.lease_store"),
 					 errhint("Set cosid.lease_store to a libpq connection string of a PostgreSQL with cosid installed.")));
 	}
+	else if (cosid_citus_slot_mode())
+	{
+		if (cosid_citus_database == NULL || cosid_citus_database[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cosid.slot = 'citus' needs cosid.citus_database"),
+					 errhint("Set cosid.citus_database to the database in which Citus is installed.")));
+	}
 	else if (cosid_manual_slot() >= (INT64CONST(1) << cosid_machine_bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -153,6 +171,12 @@ bool
 cosid_lease_mode(void)
 {
 	return pg_strcasecmp(cosid_slot_setting, "lease") == 0;
+}
+
+bool
+cosid_citus_slot_mode(void)
+{
+	return pg_strcasecmp(cosid_slot_setting, "citus") == 0;
 }
 
 /* ---------- the window ---------- */
@@ -280,6 +304,8 @@ PG_FUNCTION_INFO_V1(cosid_slot_confirm);
 Datum
 cosid_slot_confirm(PG_FUNCTION_ARGS)
 {
+	int			slot;
+
 	cosid_require_preload("cosid_slot_confirm()");
 	if (!superuser())
 		ereport(ERROR,
@@ -294,10 +320,11 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 	/* after pg_upgrade, no confirmation stands in for the old state */
 	if (cosid_window_state() == COSID_SLOT_UPGRADED)
 		cosid_upgrade_error();
+	slot = cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
 	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
 	{
 		ereport(NOTICE,
-				(errmsg("this server's slot %d needs no confirmation", cosid_manual_slot())));
+				(errmsg("this server's slot %d needs no confirmation", slot)));
 		PG_RETURN_BOOL(false);
 	}
 	cosid_window_confirm();
@@ -310,7 +337,7 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 	if (cosid_window_state() != COSID_SLOT_ACTIVE)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", cosid_manual_slot()),
+				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", slot),
 				 errhint("The confirmation stands; check the server log for messages from the cosid slot worker.")));
 	PG_RETURN_BOOL(true);
 }

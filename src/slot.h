@@ -3,8 +3,8 @@
  * slot, and the window in shared memory through which backends may issue
  * time-based ids.
  *
- * Owns: the cosid.slot, machine_bits, namespace and lease settings, and the
- * window (start, end, state, slot) in shared memory.  Must not: decide
+ * Owns: the cosid.slot, machine_bits, namespace, lease and citus_database
+ * settings, and the window (start, end, state, slot) in shared memory.  Must not: decide
  * windows (the slot worker does, worker.c, with a slot source) or know about
  * generators.
  *
@@ -33,6 +33,7 @@ extern char *cosid_lease_store;
 extern int	cosid_lease_ttl;
 extern char *cosid_instance_id;
 extern bool cosid_promote_above_replayed;
+extern char *cosid_citus_database;
 
 /* Define the settings (preloaded), or read them from the configuration. */
 extern void cosid_slot_define_settings(void);
@@ -41,8 +42,11 @@ extern void cosid_slot_read_settings_unloaded(void);
 /* At start-up: raise an error for settings that cannot hold a slot. */
 extern void cosid_slot_check_settings(void);
 
+/* cosid.slot = N: N (manual mode only). */
 extern int	cosid_manual_slot(void);
 extern bool cosid_lease_mode(void);
+/* cosid.slot = 'citus': the slot is the node's Citus group id (slot_citus.c). */
+extern bool cosid_citus_slot_mode(void);
 
 /* ---------- the window ---------- */
 

@@ -28,6 +28,9 @@
  * that the operator copies into the new one after pg_upgrade (upgrade.c):
  * pg_upgrade's old server does not run again.
  *
+ * The Citus slot (slot_citus.c) keeps its record here too: the slot is the
+ * node's group id, and the record says so (citus=1).
+ *
  * Owns: pg_cosid/slot.state.  Must not: touch the window (the worker does).
  */
 #include "slot_source.h"
@@ -54,6 +57,8 @@ typedef struct SlotRecord
 	bool		clean;			/* written at clean shutdown */
 	uint64		datadir;		/* the inode of the data directory that
 								 * wrote it (0: unknown, 1.2) */
+	bool		citus;			/* the slot is a Citus group id (cosid.slot
+								 * = 'citus', slot_citus.c) */
 } SlotRecord;
 
 static SlotRecord rec;
@@ -124,6 +129,8 @@ read_record(SlotRecord *rec)
 			rec->clean = strcmp(eq, "1") == 0;
 		else if (strcmp(line, "datadir_inode") == 0)
 			rec->datadir = strtou64(eq, NULL, 10);
+		else if (strcmp(line, "citus") == 0)
+			rec->citus = strcmp(eq, "1") == 0;
 	}
 	FreeFile(f);
 	if (!have_magic || !have_slot || !have_end)
@@ -142,9 +149,9 @@ write_record(const SlotRecord *rec)
 	char		buf[256];
 	int			len;
 
-	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\ndatadir_inode=" UINT64_FORMAT "\n",
+	len = snprintf(buf, sizeof(buf), "%s\nslot=%d\nnamespace=%s\nend_ms=" INT64_FORMAT "\nclean=%d\ndatadir_inode=" UINT64_FORMAT "\n%s",
 				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0,
-				   rec->datadir);
+				   rec->datadir, rec->citus ? "citus=1\n" : "");
 	cosid_write_durably(SLOT_FILE, SLOT_TMP, buf, len);
 }
 
@@ -206,47 +213,74 @@ manual_poll(void)
 	return true;
 }
 
-static bool
-manual_acquire(int *slot, int64 *start_ms)
+/*
+ * Take slot (a manual slot, or a Citus group id: from_citus) with the
+ * record: its window starts at the end recorded for it, or replayed from
+ * the WAL.  False when this server is a copy that may not take it yet.
+ */
+bool
+cosid_manual_take(int slot, bool from_citus, int64 *start_ms)
 {
 	SlotRecord	prev;
 	int64		start = 0;
 	int64		replayed;
 
-	*slot = cosid_manual_slot();
 	if (read_record(&prev))
 	{
 		/* a record of another data directory: this server is a copy */
 		if (prev.datadir != 0 && prev.datadir != datadir_inode() &&
-			prev.slot == *slot && strcmp(prev.namespace, cosid_namespace) == 0 &&
+			prev.slot == slot && strcmp(prev.namespace, cosid_namespace) == 0 &&
 			!copy_may_take(&prev))
 			return false;
-		if (prev.slot == *slot && strcmp(prev.namespace, cosid_namespace) == 0)
+		if (prev.slot == slot && strcmp(prev.namespace, cosid_namespace) == 0)
 			start = prev.end_ms;
 		else
 			ereport(LOG,
 					(errmsg("cosid slot changed from %d (namespace \"%s\") to %d (namespace \"%s\"): the new slot's history is not known here",
-							prev.slot, prev.namespace, *slot, cosid_namespace)));
+							prev.slot, prev.namespace, slot, cosid_namespace)));
 	}
 	/* what the WAL says this slot's holder may have issued up to */
-	replayed = cosid_wal_replayed_end(*slot, cosid_namespace);
+	replayed = cosid_wal_replayed_end(slot, cosid_namespace);
 	if (replayed > start)
 	{
 		ereport(LOG,
 				(errmsg("cosid slot worker starts slot %d's window at %s, the end replayed from the WAL",
-						*slot, cosid_ms_text(replayed))));
+						slot, cosid_ms_text(replayed))));
 		start = replayed;
 	}
 	memset(&rec, 0, sizeof(rec));
-	rec.slot = *slot;
+	rec.slot = slot;
 	strlcpy(rec.namespace, cosid_namespace, NAMEDATALEN);
 	rec.clean = false;
 	rec.datadir = datadir_inode();
+	rec.citus = from_citus;
 	/* this directory's from now on, before any window opens */
 	rec.end_ms = start;
 	write_record(&rec);
 	*start_ms = start;
 	return true;
+}
+
+/*
+ * The Citus group id this data directory last held as its slot (a record
+ * of this namespace written with cosid.slot = 'citus'), or -1.
+ */
+int
+cosid_manual_recorded_citus_group(void)
+{
+	SlotRecord	prev;
+
+	if (!read_record(&prev) || !prev.citus ||
+		strcmp(prev.namespace, cosid_namespace) != 0)
+		return -1;
+	return prev.slot;
+}
+
+static bool
+manual_acquire(int *slot, int64 *start_ms)
+{
+	*slot = cosid_manual_slot();
+	return cosid_manual_take(*slot, false, start_ms);
 }
 
 /* Nothing of the manual slot fails but by an ERROR (which restarts the worker). */

@@ -5,7 +5,9 @@
  *  - cosid_manual_source (slot_manual.c): cosid.slot = N, the window's end
  *    kept durable in pg_cosid/slot.state;
  *  - cosid_lease_source (slot_lease.c): cosid.slot = 'lease', the slot and
- *    the window's end kept in a lease store.
+ *    the window's end kept in a lease store;
+ *  - cosid_citus_source (slot_citus.c): cosid.slot = 'citus', the slot is
+ *    the node's Citus group id, the window's end kept as the manual slot's.
  *
  * A source never touches the window in shared memory: it says which slot it
  * holds, where that slot's window may start, and makes each new end durable
@@ -13,7 +15,7 @@
  * (wal.c) on a primary, opens, extends and closes the window (slot.c).
  *
  * Owns: the interface.  Must not: grow a method only one source needs
- * without a default in the other.
+ * without a default in the others.
  */
 #ifndef COSID_SLOT_SOURCE_H
 #define COSID_SLOT_SOURCE_H
@@ -74,6 +76,34 @@ typedef struct CosidSlotSource
 
 extern const CosidSlotSource cosid_manual_source;
 extern const CosidSlotSource cosid_lease_source;
+extern const CosidSlotSource cosid_citus_source;
+
+/* ---------- the manual slot's record, shared with the Citus slot ---------- */
+
+/* Take slot with pg_cosid/slot.state (see slot_manual.c). */
+extern bool cosid_manual_take(int slot, bool from_citus, int64 *start_ms);
+
+/* The Citus group id this data directory last held as its slot, or -1. */
+extern int	cosid_manual_recorded_citus_group(void);
+
+/* ---------- what the Citus source reports (slot_citus.c) ---------- */
+
+extern Size cosid_citus_slot_shmem_size(void);
+extern void cosid_citus_slot_shmem_init(void);
+
+/* cosid.slot = 'citus': register the background worker that reads the group id. */
+extern void cosid_register_citus_reader(void);
+PGDLLEXPORT void cosid_citus_reader_main(Datum arg);
+
+/*
+ * Why this node holds no slot from Citus now ("" when it holds one or it is
+ * not known yet); true when the slot worker refused the group id it read,
+ * so that callers need not wait for a window.
+ */
+extern bool cosid_citus_slot_refused(char *why, size_t len);
+
+/* The Citus group id last read (-1: none yet). */
+extern int	cosid_citus_slot_group(void);
 
 /*
  * pg_upgrade's new server (upgrade.c, the postmaster at start-up): the

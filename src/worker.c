@@ -2,8 +2,8 @@
  * worker.c - the slot worker: holds this server's slot and keeps its window
  * open while ids are issued.
  *
- * It drives one slot source (slot_source.h): the manual slot or the leased
- * one.  Each turn (every 100 ms, or when a backend sets its latch) it asks
+ * It drives one slot source (slot_source.h): the manual slot, the leased
+ * one, or the node's Citus group id.  Each turn (every 100 ms, or when a backend sets its latch) it asks
  * for a later window end when the end is near and ids were issued lately
  * (or a backend asked), has the source make it durable, writes it to the
  * WAL on a primary (wal.c), and only then publishes it (slot.c).  A slot the
@@ -103,7 +103,11 @@ wait_for_recovery_end(void)
 	cosid_window_set_state(COSID_SLOT_RECOVERY);
 	for (int turn = 0; RecoveryInProgress(); turn++)
 	{
-		if (turn == 200)		/* a second: a standby, or a long recovery */
+		if (turn == 200 && cosid_citus_slot_mode())
+			ereport(LOG,
+					(errmsg("cosid slot worker waits for the end of recovery before it reads this node's Citus group id"),
+					 errdetail("A slot from Citus issues no ids on a standby; its window starts above the window ends replayed from the WAL.")));
+		else if (turn == 200)	/* a second: a standby, or a long recovery */
 			ereport(LOG,
 					(errmsg("cosid slot worker waits for the end of recovery before it opens a window for slot %d",
 							cosid_manual_slot()),
@@ -242,7 +246,8 @@ cosid_worker_main(Datum arg)
 {
 	WorkerState w;
 
-	w.src = cosid_lease_mode() ? &cosid_lease_source : &cosid_manual_source;
+	w.src = cosid_lease_mode() ? &cosid_lease_source :
+		cosid_citus_slot_mode() ? &cosid_citus_source : &cosid_manual_source;
 	w.slot = -1;
 	w.start = 0;
 	w.end = 0;
