@@ -215,34 +215,11 @@ get_zone(CodecWalk *w, const CosidJsonValue *v, const char **out)
 	return walk_fail(w, "expected a time zone name: 1 to 64 printable ASCII characters without spaces");
 }
 
-/* ASCII case-insensitive equality with a lower-case word. */
+/* A string that is word, ASCII case folded. */
 static bool
 equals_word(const CosidJsonValue *v, const char *word)
 {
-	size_t		n = strlen(word);
-
-	if (v->type != COSID_JSON_STRING || v->str_len != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-	{
-		char		c = v->str[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char) (c - 'A' + 'a');
-		if (c != word[i])
-			return false;
-	}
-	return true;
-}
-
-/* Index of key in a NULL-terminated list, or -1. */
-static int
-key_index(const char *key, const char *const *keys)
-{
-	for (int i = 0; keys[i] != NULL; i++)
-		if (strcmp(key, keys[i]) == 0)
-			return i;
-	return -1;
+	return v->type == COSID_JSON_STRING && cosid_word_eq(v->str, word);
 }
 
 static bool
@@ -283,7 +260,7 @@ parse_radix_spec(CodecWalk *w, const CosidJsonValue *v, bool parts,
 
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0 || (parts && k > 0))
@@ -333,7 +310,7 @@ parse_friendly(CodecWalk *w, const CosidJsonValue *v, bool parts,
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0 || (parts && k == 2))
@@ -384,7 +361,7 @@ parse_custom(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok;
 
 		if (k < 0)
@@ -435,7 +412,7 @@ parse_grouped(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0)
@@ -473,7 +450,7 @@ parse_date_prefix(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0)

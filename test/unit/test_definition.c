@@ -23,6 +23,7 @@
 #include "core/codec.h"
 #include "core/definition.h"
 #include "core/json.h"
+#include "core/text.h"
 
 #define BUF 1024
 
@@ -1318,6 +1319,45 @@ test_buffers(void **state)
 	assert_string_equal(path, "def");
 }
 
+/* text.c: the one UTF-8 cut of src/core (json.c's appends, definition.c's messages) */
+static void
+test_utf8_trim(void **state)
+{
+	/* "a", "\xc3\xa9" (2 bytes), "\xe2\x82\xac" (3), "\xf0\x9f\x98\x80" (4) */
+	static const char s[] = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const size_t kept[] = {0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10};
+
+	(void) state;
+	for (size_t n = 0; n < sizeof(kept) / sizeof(kept[0]); n++)
+		assert_int_equal(cosid_utf8_trim(s, n), kept[n]);
+	/* a stray byte is a whole character; a lone lead byte is cut */
+	assert_int_equal(cosid_utf8_trim("a\x80", 2), 2);
+	assert_int_equal(cosid_utf8_trim("\x80\x80", 2), 2);
+	assert_int_equal(cosid_utf8_trim("ab\xf0", 3), 2);
+	assert_int_equal(cosid_utf8_trim("\xff", 1), 1);
+}
+
+/* text.c: ASCII words in any case, keys exactly */
+static void
+test_words_and_keys(void **state)
+{
+	static const char *const keys[] = {"step", "start", "group", NULL};
+
+	(void) state;
+	assert_true(cosid_word_eq("Lease-Store", "lease-store"));
+	assert_true(cosid_word_eq("DAY", "day"));
+	assert_true(cosid_word_eq("day", "DAY"));
+	assert_true(cosid_word_eq("", ""));
+	assert_false(cosid_word_eq("days", "day"));
+	assert_false(cosid_word_eq("da", "day"));
+	/* no folding beyond ASCII: "\xc3\x89" is not "\xc3\xa9" */
+	assert_false(cosid_word_eq("\xc3\x89", "\xc3\xa9"));
+	assert_int_equal(cosid_key_index("step", keys), 0);
+	assert_int_equal(cosid_key_index("group", keys), 2);
+	assert_int_equal(cosid_key_index("Group", keys), -1);
+	assert_int_equal(cosid_key_index("", keys), -1);
+}
+
 /* json.c: a cut buffer stays a prefix of everything appended */
 static void
 test_buf_append_prefix(void **state)
@@ -1449,6 +1489,8 @@ main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_buffers),
 		cmocka_unit_test(test_buf_append_prefix),
+		cmocka_unit_test(test_utf8_trim),
+		cmocka_unit_test(test_words_and_keys),
 		cmocka_unit_test(test_long_strings_fit),
 	};
 
