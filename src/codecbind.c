@@ -428,13 +428,13 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 	rt->has_gen = gen != NULL;
 	if (gen)
 	{
-		rt->layout = gen->layout;
-		rt->strategy = gen->strategy;
-		rt->uncertainty_bits = gen->uncertainty_bits;
+		rt->layout = gen->spec.layout;
+		rt->strategy = gen->spec.strategy;
+		rt->uncertainty_bits = gen->spec.uncertainty_bits;
 	}
 
 	/* a segment number has no time, node or sequence to show */
-	if (gen && gen->strategy == COSID_STRATEGY_SEGMENT)
+	if (gen && gen->spec.strategy == COSID_STRATEGY_SEGMENT)
 	{
 		for (int i = 0; i < rt->codec.nitems; i++)
 		{
@@ -456,7 +456,7 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 		CosidCodecItem *it = &rt->codec.items[i];
 
 		/* on a cosid80 generator, radix and friendly mean the parts forms */
-		if (gen && gen->strategy == COSID_STRATEGY_COSID80)
+		if (gen && gen->spec.strategy == COSID_STRATEGY_COSID80)
 		{
 			if (it->kind == COSID_CODEC_RADIX)
 				it->kind = COSID_CODEC_PARTS_RADIX;
@@ -467,7 +467,7 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 		switch (it->kind)
 		{
 			case COSID_CODEC_FRIENDLY:
-				if (gen && gen->uncertainty_bits > 0)
+				if (gen && gen->spec.uncertainty_bits > 0)
 					key_error(item_path(prefix, i, it->kind, NULL),
 								"not available with uncertainty-bits, whose random bits it would drop");
 				if (gen && it->has_layout)
@@ -487,21 +487,21 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 				break;
 			case COSID_CODEC_PARTS_RADIX:
 			case COSID_CODEC_PARTS_FRIENDLY:
-				if (!gen || gen->strategy != COSID_STRATEGY_COSID80)
+				if (!gen || gen->spec.strategy != COSID_STRATEGY_COSID80)
 					key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a generator of strategy \"cosid80\"");
 				if (it->kind == COSID_CODEC_PARTS_FRIENDLY)
 					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
 				break;
 			case COSID_CODEC_GROUPED:
-				if (gen && (gen->strategy != COSID_STRATEGY_SEGMENT || gen->group == COSID_GROUP_NONE))
+				if (gen && (gen->spec.strategy != COSID_STRATEGY_SEGMENT || gen->spec.group == COSID_GROUP_NONE))
 					key_error(item_path(prefix, i, it->kind, NULL),
 								"only for a segment generator with a \"group\"");
 				if (gen)
-					it->group = gen->group; /* the generator's period */
+					it->group = gen->spec.group; /* the generator's period */
 				break;
 			case COSID_CODEC_CUSTOM:
-				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
+				if (gen && gen->spec.strategy == COSID_STRATEGY_COSID80)
 					key_error(item_path(prefix, i, it->kind, NULL),
 								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
 				bind_function(it->encode_fn, 0, INT8OID, TEXTOID,
@@ -515,7 +515,7 @@ cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
 				break;
 			case COSID_CODEC_DATE_PREFIX:
 				if (!it->has_source)
-					it->source = gen && COSID_TIME_BASED(gen->strategy) ?
+					it->source = gen && COSID_TIME_BASED(gen->spec.strategy) ?
 						COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
 				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
 					key_error(item_path(prefix, i, it->kind, "source"),

@@ -229,7 +229,7 @@ cosid_encode_named(PG_FUNCTION_ARGS)
 
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(1);
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
@@ -253,7 +253,7 @@ cosid_decode_named(PG_FUNCTION_ARGS)
 							"To decode with a codec list, call cosid_decode_with(txt, codec)." :
 							NULL);
 
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),

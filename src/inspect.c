@@ -30,7 +30,7 @@ PG_FUNCTION_INFO_V1(cosid_slot);
 static void
 check_time_based(CosidGenCache *c, const char *what)
 {
-	if (!COSID_TIME_BASED(c->def.strategy))
+	if (!COSID_TIME_BASED(c->def.spec.strategy))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("%s needs a time-based generator; \"%s\" is a segment generator", what,
@@ -43,7 +43,7 @@ check_time_based(CosidGenCache *c, const char *what)
 static Datum
 parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
 {
-	const CosidLayout *l = &c->def.layout;
+	const CosidLayout *l = &c->def.spec.layout;
 	/* the last Unix millisecond whose microseconds fit a timestamptz */
 	const int64 max_ms = PG_INT64_MAX / 1000;
 	TupleDesc	tupdesc;
@@ -74,8 +74,8 @@ parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
 			uint64		lastid = (uint64) cosid_layout_pack(l, last, (INT64CONST(1) << l->node_bits) - 1,
 														   cosid_layout_max_seq(l));
 
-			lastid = (lastid << c->def.uncertainty_bits) |
-				((UINT64CONST(1) << c->def.uncertainty_bits) - 1);
+			lastid = (lastid << c->def.spec.uncertainty_bits) |
+				((UINT64CONST(1) << c->def.spec.uncertainty_bits) - 1);
 			snprintf(idtext, sizeof(idtext), INT64_FORMAT, id->id);
 			snprintf(lasttext, sizeof(lasttext), UINT64_FORMAT, lastid);
 		}
@@ -101,7 +101,7 @@ id_out_of_range(CosidGenCache *c, int64 id)
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg(INT64_FORMAT " is not an id of generator \"%s\"", id, c->def.name),
 			 errdetail("Its ids are from 0 to 2^%d - 1.",
-					   cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits)));
+					   cosid_layout_total_bits(&c->def.spec.layout) + c->def.spec.uncertainty_bits)));
 }
 
 Datum
@@ -114,9 +114,9 @@ cosid_unpack(PG_FUNCTION_ARGS)
 	cosid_check_not_cosid80(c, "cosid_unpack_text(name, text)");
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(1);
-	if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+	if (!cosid_layout_holds_id(&c->def.spec.layout, c->def.spec.uncertainty_bits, id.id))
 		id_out_of_range(c, id.id);
-	cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+	cosid_layout_unpack(&c->def.spec.layout, id.id >> c->def.spec.uncertainty_bits,
 						&id.time, &id.node, &id.seq);
 	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
 }
@@ -132,9 +132,9 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	if (!id.wide)
 	{
 		/* a custom decode function may return any bigint */
-		if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+		if (!cosid_layout_holds_id(&c->def.spec.layout, c->def.spec.uncertainty_bits, id.id))
 			id_out_of_range(c, id.id);
-		cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+		cosid_layout_unpack(&c->def.spec.layout, id.id >> c->def.spec.uncertainty_bits,
 							&id.time, &id.node, &id.seq);
 	}
 	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
@@ -147,7 +147,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
 	int32		node = PG_GETARG_INT32(2);
 	int64		seq = PG_GETARG_INT64(3);
-	const CosidLayout *l = &c->def.layout;
+	const CosidLayout *l = &c->def.spec.layout;
 	/* the last Unix millisecond whose microseconds fit an int64 */
 	const int64 max_ms = PG_INT64_MAX / 1000;
 	int64		last;
@@ -186,7 +186,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 				 errmsg("sequence " INT64_FORMAT " is out of range for generator \"%s\"",
 						seq, c->def.name),
 				 errdetail("Its sequences are from 0 to " INT64_FORMAT ".", cosid_layout_max_seq(l))));
-	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.uncertainty_bits));
+	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.spec.uncertainty_bits));
 }
 
 Datum
