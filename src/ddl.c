@@ -15,6 +15,7 @@
  */
 #include "catalog.h"
 #include "codecbind.h"
+#include "gendef.h"
 #include "genstate.h"
 
 #include "access/htup_details.h"

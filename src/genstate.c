@@ -1230,6 +1230,47 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	return e;
 }
 
+int
+cosid_gen_stats(CosidGenWanted wanted, void *arg, CosidGenStats **out)
+{
+	/* allocated before the lock: at most every entry */
+	CosidGenStats *stats = palloc(sizeof(CosidGenStats) * Max(cosid_max_generators, 1));
+	int			n = 0;
+
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+		CosidGenStats *s = &stats[n];
+
+		/* the key, layout and sequence change only under the hash lock */
+		if (!e->in_use || !wanted(&e->key, e->time_based, arg))
+			continue;
+		s->key = e->key;
+		s->time_based = e->time_based;
+		s->layout = e->layout;
+		s->seqid = e->seqid;
+		SpinLockAcquire(&e->mutex);
+		s->issued = e->issued;
+		s->seq_waits = e->seq_waits;
+		s->clock_borrows = e->clock_borrows;
+		s->clock_waits = e->clock_waits;
+		s->clock_failures = e->clock_failures;
+		s->segment_fetches = e->segment_fetches;
+		s->segment_waits = e->segment_waits;
+		SpinLockRelease(&e->mutex);
+		n++;
+	}
+	LWLockRelease(cosid_gen_hash_lock);
+	if (n == 0)
+	{
+		pfree(stats);
+		stats = NULL;
+	}
+	*out = stats;
+	return n;
+}
+
 uint64
 cosid_gen_issued_total(void)
 {

@@ -6,7 +6,9 @@
  * Owns: nothing but these functions.  Must not: issue ids or change state.
  */
 #include "catalog.h"
+#include "codecbind.h"
 #include "gencache.h"
+#include "genstate.h"
 #include "issue.h"
 #include "slot.h"
 #include "slot_source.h"
@@ -237,11 +239,28 @@ timed_generators(int *count)
 	return gens;
 }
 
-static bool
-is_timed_generator(const TimedGen *gens, int count, const CosidGenKey *key)
+/* This database's timed generators, for cosid_gen_stats. */
+typedef struct TimedGens
 {
-	for (int i = 0; i < count; i++)
-		if (gens[i].ident == key->ident && strncmp(gens[i].name, key->name, NAMEDATALEN) == 0)
+	const TimedGen *gens;
+	int			count;
+} TimedGens;
+
+/*
+ * This database's entries only: a segment generator's is keyed by its
+ * database; a time-based one's by its identity, which this database and its
+ * copies have (another database's generator of the name has another).
+ */
+static bool
+in_this_database(const CosidGenKey *key, bool time_based, void *arg)
+{
+	const TimedGens *timed = arg;
+
+	if (!time_based)
+		return key->dbid == MyDatabaseId;
+	for (int i = 0; i < timed->count; i++)
+		if (timed->gens[i].ident == key->ident &&
+			strncmp(timed->gens[i].name, key->name, NAMEDATALEN) == 0)
 			return true;
 	return false;
 }
@@ -250,60 +269,45 @@ Datum
 cosid_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TimedGen   *timed;
-	int			ntimed;
+	TimedGens	timed;
+	CosidGenStats *stats;
+	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!cosid_preloaded)
 		return (Datum) 0;
 
-	timed = timed_generators(&ntimed);
-	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
-	for (int i = 0; i < cosid_max_generators; i++)
+	timed.gens = timed_generators(&timed.count);
+	n = cosid_gen_stats(in_this_database, &timed, &stats);
+	for (int i = 0; i < n; i++)
 	{
-		CosidGenEntry *e = &cosid_gen_entries[i];
+		const CosidGenStats *s = &stats[i];
 		Datum		values[15];
 		bool		nulls[15] = {false};
-		uint64		counts[7];
 
-		/*
-		 * This database's entries only: a segment generator's is keyed by its
-		 * database; a time-based one's by its identity, which this database
-		 * and its copies have (another database's generator of the name has
-		 * another).
-		 */
-		if (!e->in_use ||
-			(e->time_based ? !is_timed_generator(timed, ntimed, &e->key) :
-			 e->key.dbid != MyDatabaseId))
-			continue;
-		SpinLockAcquire(&e->mutex);
-		counts[0] = e->issued;
-		counts[1] = e->seq_waits;
-		counts[2] = e->clock_borrows;
-		counts[3] = e->clock_waits;
-		counts[4] = e->clock_failures;
-		counts[5] = e->segment_fetches;
-		counts[6] = e->segment_waits;
-		SpinLockRelease(&e->mutex);
-		values[0] = CStringGetTextDatum(e->key.name);
-		for (int j = 0; j < 7; j++)
-			values[j + 1] = Int64GetDatum((int64) counts[j]);
+		values[0] = CStringGetTextDatum(s->key.name);
+		values[1] = Int64GetDatum((int64) s->issued);
+		values[2] = Int64GetDatum((int64) s->seq_waits);
+		values[3] = Int64GetDatum((int64) s->clock_borrows);
+		values[4] = Int64GetDatum((int64) s->clock_waits);
+		values[5] = Int64GetDatum((int64) s->clock_failures);
+		values[6] = Int64GetDatum((int64) s->segment_fetches);
+		values[7] = Int64GetDatum((int64) s->segment_waits);
 		/* whose state this is: the view matches it to the catalog */
-		values[8] = Int64GetDatum(e->layout.epoch_ms);
-		values[9] = Int32GetDatum((int32) e->layout.unit_ms);
-		values[10] = Int32GetDatum(e->layout.time_bits);
-		values[11] = Int32GetDatum(e->layout.node_bits);
-		values[12] = Int32GetDatum(e->layout.seq_bits);
-		values[13] = ObjectIdGetDatum(e->seqid);
-		if (!e->time_based)
+		values[8] = Int64GetDatum(s->layout.epoch_ms);
+		values[9] = Int32GetDatum((int32) s->layout.unit_ms);
+		values[10] = Int32GetDatum(s->layout.time_bits);
+		values[11] = Int32GetDatum(s->layout.node_bits);
+		values[12] = Int32GetDatum(s->layout.seq_bits);
+		values[13] = ObjectIdGetDatum(s->seqid);
+		if (!s->time_based)
 			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
 		/* no sequence: time-based, or segments from the lease store */
-		nulls[13] = !OidIsValid(e->seqid);
-		values[14] = Int64GetDatum(e->key.ident);
-		nulls[14] = !e->time_based;
+		nulls[13] = !OidIsValid(s->seqid);
+		values[14] = Int64GetDatum(s->key.ident);
+		nulls[14] = !s->time_based;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(cosid_gen_hash_lock);
 	return (Datum) 0;
 }
 

@@ -13,6 +13,7 @@
  * Must not: read the catalog (gencache.c does) or change the window.
  */
 #include "issue.h"
+#include "codecbind.h"
 #include "gencache.h"
 #include "random.h"
 #include "segment.h"
@@ -341,9 +342,10 @@ release_block_at_executor_end(QueryDesc *queryDesc)
 }
 
 /*
- * What a backend holds in shared state of its own (a block of ids, a
- * segment fetch) it gives back itself when it exits, also on FATAL; a crash
- * restarts shared memory anyway.  Registered once, outside any spinlock.
+ * The block of ids a backend holds goes back to its generator's entry when
+ * the backend exits, also on FATAL; a crash restarts shared memory anyway.
+ * (A segment fetch's flag is segment.c's: clear_fetching_at_exit.)
+ * Registered once, outside any spinlock.
  */
 static void
 release_at_exit(int code, Datum arg)

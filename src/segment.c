@@ -208,6 +208,18 @@ report_store_away(CosidGenCache *c)
 }
 
 /*
+ * What cosid.segment_acquire needs of the store's cosid: 1.3 gave it the
+ * database and owner arguments that name a counter (the 7 arguments sent
+ * below).
+ */
+#define SEGMENT_ACQUIRE_VERSION "1.3"
+
+/* The store's SQLSTATEs that mean something to a segment fetch. */
+#define COUNTER_USED_UP		"22003"	/* the counter has no numbers left */
+#define COUNTER_NOT_YOURS	"42501"	/* another owner's, or another store
+									 * role's, counter */
+
+/*
  * Ask the store for count segments, at or above start: true with the range;
  * false with err filled in when the store could not be reached, did not
  * answer in time, or refused for a reason of its own (read-only, an older
@@ -287,7 +299,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 		}
 		res = cosid_store_run(store_conn,
 							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5, $6, $7)",
-							  7, params, "1.3", err, errlen, sqlstate);
+							  7, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
 		if (res != NULL)
 		{
 			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
@@ -309,14 +321,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 		if (sqlstate[0] != '\0' && PQtransactionStatus(store_conn) == PQTRANS_IDLE)
 		{
 			/* the store answered, with an error */
-			if (strcmp(sqlstate, "22003") == 0)
+			if (strcmp(sqlstate, COUNTER_USED_UP) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("segment generator \"%s\" has used up its numbers in the lease store",
 								c->def.name),
 						 errdetail("%s", err)));
 			/* the counter is another owner's or another store role's */
-			if (strcmp(sqlstate, "42501") == 0)
+			if (strcmp(sqlstate, COUNTER_NOT_YOURS) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
