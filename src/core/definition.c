@@ -6,7 +6,10 @@
  * unknown key), then the strategy, then what depends on it (keys of the
  * other kind of generator, the segment rules, the layout checked with
  * timegen, the cosid80 and uncertainty rules).  The texts are those users
- * have always seen; sql/generator.sql and sql/segment.sql pin them.
+ * have always seen; sql/generator.sql and sql/segment.sql pin them.  One
+ * function per concern: read_keys (with a reader per kind of key) fills one
+ * DefKeys; resolve_strategy, check_segment, resolve_layout and
+ * check_time_based give the keys their meaning; keep_codec the codec list.
  *
  * Must not: include PostgreSQL headers, keep any state, or allocate except
  * through the caller's CosidAlloc; it asks the caller's hooks about time
