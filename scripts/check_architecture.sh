@@ -14,8 +14,8 @@
 # it is plain C without PostgreSQL).
 #
 # Fails (exit 1) naming every edge that is in one graph and not the other,
-# every module of src/ the graph does not list, and every line it cannot
-# read; prints "architecture: N modules, N edges, as ARCHITECTURE.md says"
+# every module of src/ the graph does not list, every line it cannot read,
+# and a cycle among the sources' modules; prints "architecture: N modules, N edges, as ARCHITECTURE.md says"
 # otherwise.  test.sh runs it as the suite "architecture".
 set -uo pipefail
 
@@ -112,6 +112,11 @@ while read -r a b; do
 	is_module "$a" || problem "ARCHITECTURE.md's graph names $a, which is not a module of src/"
 	is_module "$b" || problem "ARCHITECTURE.md's graph names $b, which is not a module of src/"
 done <"$WORK/doc"
+
+# No cycle (ARCHITECTURE.md says there is none): tsort names the modules of a loop.
+if ! tsort "$WORK/code" >/dev/null 2>"$WORK/loop"; then
+	problem "src/'s modules include each other in a cycle: $(sed -nE 's/^tsort: //p' "$WORK/loop" | grep -v 'input contains a loop' | sort -u | tr '\n' ' ')"
+fi
 
 # The edges.
 while read -r a b; do
