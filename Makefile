@@ -33,6 +33,7 @@ MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/backoff.o src/core/ulid.o src/core/timegen.o src/core/text.o src/core/radix.o \
 	src/core/datetext.o src/core/parts.o src/core/grouped.o src/core/codec.o \
+	src/core/codec_run.o src/core/codec_encode.o src/core/codec_decode.o \
 	src/core/json.o src/core/definition.o
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
 	src/slot_manual.o src/slot_lease.o src/worker.o src/wal.o src/gendef.o \

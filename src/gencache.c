@@ -155,7 +155,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
-	c->codec = cosid_codec_bind(c->def.codec, c->def.codec_len, &c->def, COSID_BIND_STORED, c->cxt);
+	c->codec = cosid_codecbind_generator(&c->def, COSID_BIND_STORED, c->cxt);
 	c->def.codec = NULL;
 	SPI_finish();
 

@@ -97,8 +97,7 @@ cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
 	def->adopt = (char *) d.adopt;	/* in this context, or NULL */
 	def->distributor = d.distributor;
 	def->reserve = d.reserve;
-	def->codec = d.codec;		/* the list's JSON text, or NULL */
-	def->codec_len = d.codec_len;
+	def->codec = d.codec;		/* the list's parsed node, or NULL */
 	/* seqid, owns_sequence, owner: the catalog's, set by callers */
 
 	if (check_machine_bits && COSID_TIME_BASED(def->strategy) &&

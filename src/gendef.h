@@ -27,8 +27,8 @@ typedef struct CosidGenDef
 	CosidClockPolicy policy;
 	bool		int32;			/* "int": ids must fit int4 */
 	int			uncertainty_bits;
-	const char *codec;			/* the "codec" list's JSON text, NULL when none */
-	size_t		codec_len;
+	const struct CosidJsonValue *codec; /* the "codec" list's parsed node,
+										 * NULL when none */
 	/* segment generators */
 	int64		step;
 	int64		start;

@@ -632,19 +632,8 @@ cosid_definition_parse(const char *json, size_t len,
 						total, 63 - total);
 	}
 
-	/* The codec list's text, as written, for cosid_codec_parse. */
-	if (codec != NULL)
-	{
-		size_t		n = codec->end - codec->offset;
-		char	   *text = alloc(alloc_ctx, n + 1);
-
-		if (text == NULL)
-			return fail(d, "definition", "out of memory");
-		memcpy(text, json + codec->offset, n);
-		text[n] = '\0';
-		def.codec = text;
-		def.codec_len = n;
-	}
+	/* The codec list's node, for cosid_codec_parse_node when it is bound. */
+	def.codec = codec;
 
 	*out = def;
 	return true;
