@@ -198,7 +198,7 @@ encode_wrapper(const CosidCodecPlan *p, int i, const CosidId *id,
 	int64_t		ms = now_ms;
 	int			n;
 
-	t->front[i][0] = t->front[i][1] = t->back[i] = NULL;
+	t->front[i][0] = t->front[i][1] = t->back[i] = "";	/* never NULL: memcpy */
 	t->front_len[i][0] = t->front_len[i][1] = t->back_len[i] = 0;
 	switch (it->kind)
 	{

@@ -35,6 +35,11 @@ cosid_codec_item_path(const CosidCodec *codec, int i, const char *path_prefix,
 }
 
 /* A broken rule (or impure item) at item i's key; returns why. */
+static CosidCodecRule rule_fail(CosidCodecRule why, const CosidCodec *codec, int i,
+								const char *path_prefix, const char *key, char *path,
+								size_t pathlen, char *msg, size_t msglen, const char *fmt,...)
+			__attribute__((format(printf, 10, 11)));
+
 static CosidCodecRule
 rule_fail(CosidCodecRule why, const CosidCodec *codec, int i,
 		  const char *path_prefix, const char *key, char *path,
