@@ -515,7 +515,7 @@ codec_functions_datum(const CosidCodecRt *rt, char *null)
 	Datum		d[2];
 
 	*null = ' ';
-	if (!cosid_codec_functions(rt, fns))
+	if (!cosid_codecbind_functions(rt, fns))
 	{
 		*null = 'n';
 		return (Datum) 0;
@@ -550,9 +550,9 @@ cosid_define(PG_FUNCTION_ARGS)
 						   get_database_name(MyDatabaseId))));
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
-	rt = cosid_codec_bind(def.spec.codec, def.spec.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	rt = cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 	/* custom functions are kept as resolved now (by OID), whoever calls later */
-	config = cosid_codec_qualify(config, rt);
+	config = cosid_codecbind_qualify(config, rt);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -788,8 +788,8 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.codec_fns[0] = stored.codec_fns[0];
 		new.codec_fns[1] = stored.codec_fns[1];
 	}
-	rt = cosid_codec_bind(new.spec.codec, new.spec.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
-	merged = cosid_codec_qualify(merged, rt);
+	rt = cosid_codecbind_generator(&new, COSID_BIND_DEFINE, CurrentMemoryContext);
+	merged = cosid_codecbind_qualify(merged, rt);
 
 	/*
 	 * A new step: the sequence hands out segments of the new size from now
@@ -1040,7 +1040,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
 		cosid_gen_check_define(&def);
 	}
-	(void) cosid_codec_bind(def.spec.codec, def.spec.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 
 	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
 	if (isnull)

@@ -154,7 +154,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.spec.group != COSID_GROUP_NONE ? pg_tzset(c->def.spec.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
-	c->codec = cosid_codec_bind(c->def.spec.codec, c->def.spec.codec_len, &c->def, COSID_BIND_STORED, c->cxt);
+	c->codec = cosid_codecbind_generator(&c->def, COSID_BIND_STORED, c->cxt);
 	c->def.spec.codec = NULL;
 	SPI_finish();
 

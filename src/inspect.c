@@ -130,7 +130,7 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	CosidId		id;
 
 	check_time_based(c, "cosid_unpack_text()");
-	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
+	cosid_codecbind_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
 	if (!id.wide)
 	{
 		/* a custom decode function may return any bigint */

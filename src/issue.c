@@ -517,7 +517,7 @@ id_text(CosidGenCache *c, int slot, int64 unit, int64 seq)
 		if (c->def.spec.int32)
 			check_int32(c, id.id);
 	}
-	return cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms());
+	return cosid_codecbind_encode(c->codec, &id, (int64) cosid_now_ms());
 }
 
 Datum
@@ -536,7 +536,7 @@ cosid_next_text(PG_FUNCTION_ARGS)
 		cosid_segment_issue(c, 1, &id.id);
 		if (c->def.spec.int32)
 			check_int32(c, id.id);
-		PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms()));
+		PG_RETURN_TEXT_P(cosid_codecbind_encode(c->codec, &id, (int64) cosid_now_ms()));
 	}
 	issue(c, 1, &slot, &unit, &seq);
 	PG_RETURN_TEXT_P(id_text(c, slot, unit, seq));

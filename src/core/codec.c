@@ -36,7 +36,7 @@ static const char *const kind_names[] = {
 
 #define MAX_AFFIX_BYTES		64
 #define MAX_ZONE_BYTES		64
-#define MAX_PATTERN_BYTES	32
+#define MAX_PATTERN_BYTES	COSID_CODEC_MAX_PATTERN
 #define MAX_FUNCTION_BYTES	200
 #define MAX_SEGMENTS		8
 
@@ -557,6 +557,67 @@ parse_item(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 	return ok;
 }
 
+/* The walk's state at the list itself, and cleared outputs. */
+static void
+walk_start(CodecWalk *w, const char *path_prefix, CosidAlloc alloc,
+		   void *alloc_ctx, CosidCodec *out, char *path, size_t pathlen,
+		   char *msg, size_t msglen)
+{
+	memset(out, 0, sizeof(*out));
+	memset(w, 0, sizeof(*w));
+	w->prefix = path_prefix;
+	w->index = -1;
+	w->alloc = alloc;
+	w->alloc_ctx = alloc_ctx;
+	w->path = path;
+	w->pathlen = pathlen;
+	w->msg = msg;
+	w->msglen = msglen;
+	if (path != NULL && pathlen > 0)
+		path[0] = '\0';
+	if (msg != NULL && msglen > 0)
+		msg[0] = '\0';
+}
+
+/* The list's array, item by item. */
+static bool
+walk_list(CodecWalk *w, const CosidJsonValue *root, CosidCodec *out)
+{
+	int			i = 0;
+
+	if (root->type != COSID_JSON_ARRAY)
+		return walk_fail(w, "expected an array of codec items");
+	if (root->count > COSID_CODEC_MAX_ITEMS)
+	{
+		if (w->msg != NULL && w->msglen > 0)
+			snprintf(w->msg, w->msglen, "expected at most %d items",
+					 COSID_CODEC_MAX_ITEMS);
+		return walk_fail(w, NULL);
+	}
+
+	for (const CosidJsonValue *e = root->first; e != NULL; e = e->next, i++)
+	{
+		w->index = i;
+		w->nseg = 0;
+		if (!parse_item(w, e, &out->items[i]))
+			return false;
+	}
+	out->nitems = root->count;
+	return true;
+}
+
+bool
+cosid_codec_parse_node(const CosidJsonValue *root, const char *path_prefix,
+					   CosidAlloc alloc, void *alloc_ctx, CosidCodec *out,
+					   char *path, size_t pathlen, char *msg, size_t msglen)
+{
+	CodecWalk	w;
+
+	walk_start(&w, path_prefix, alloc, alloc_ctx, out, path, pathlen, msg,
+			   msglen);
+	return walk_list(&w, root, out);
+}
+
 bool
 cosid_codec_parse(const char *json, size_t len, const char *path_prefix,
 				  CosidAlloc alloc, void *alloc_ctx, CosidCodec *out,
@@ -564,44 +625,12 @@ cosid_codec_parse(const char *json, size_t len, const char *path_prefix,
 {
 	CosidJsonValue *root;
 	CodecWalk	w;
-	int			i = 0;
 
-	memset(out, 0, sizeof(*out));
-	memset(&w, 0, sizeof(w));
-	w.prefix = path_prefix;
-	w.index = -1;
-	w.alloc = alloc;
-	w.alloc_ctx = alloc_ctx;
-	w.path = path;
-	w.pathlen = pathlen;
-	w.msg = msg;
-	w.msglen = msglen;
-	if (path != NULL && pathlen > 0)
-		path[0] = '\0';
-	if (msg != NULL && msglen > 0)
-		msg[0] = '\0';
-
+	walk_start(&w, path_prefix, alloc, alloc_ctx, out, path, pathlen, msg,
+			   msglen);
 	root = cosid_json_parse(json, len, alloc, alloc_ctx, path_prefix,
 							path, pathlen, msg, msglen);
 	if (root == NULL)
 		return false;
-	if (root->type != COSID_JSON_ARRAY)
-		return walk_fail(&w, "expected an array of codec items");
-	if (root->count > COSID_CODEC_MAX_ITEMS)
-	{
-		if (msg != NULL && msglen > 0)
-			snprintf(msg, msglen, "expected at most %d items",
-					 COSID_CODEC_MAX_ITEMS);
-		return walk_fail(&w, NULL);
-	}
-
-	for (const CosidJsonValue *e = root->first; e != NULL; e = e->next, i++)
-	{
-		w.index = i;
-		w.nseg = 0;
-		if (!parse_item(&w, e, &out->items[i]))
-			return false;
-	}
-	out->nitems = root->count;
-	return true;
+	return walk_list(&w, root, out);
 }

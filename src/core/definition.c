@@ -9,7 +9,8 @@
  * have always seen; sql/generator.sql and sql/segment.sql pin them.  One
  * function per concern: read_keys (with a reader per kind of key) fills one
  * DefKeys; resolve_strategy, check_segment, resolve_layout and
- * check_time_based give the keys their meaning; keep_codec the codec list.
+ * check_time_based give the keys their meaning.  The codec list is handed
+ * back as its parsed node (cosid_codec_parse_node reads it when bound).
  *
  * Must not: include PostgreSQL headers, keep any state, or allocate except
  * through the caller's CosidAlloc; it asks the caller's hooks about time
@@ -638,30 +639,6 @@ check_time_based(DefParse *d, DefKeys *k)
 	return true;
 }
 
-/* ---------- the codec list ---------- */
-
-/* The codec list's text, as written, for cosid_codec_parse. */
-static bool
-keep_codec(DefParse *d, DefKeys *k, const char *json, CosidAlloc alloc,
-		   void *alloc_ctx)
-{
-	const CosidJsonValue *codec = k->codec;
-	size_t		n;
-	char	   *text;
-
-	if (codec == NULL)
-		return true;
-	n = codec->end - codec->offset;
-	text = alloc(alloc_ctx, n + 1);
-	if (text == NULL)
-		return fail(d, "definition", "out of memory");
-	memcpy(text, json + codec->offset, n);
-	text[n] = '\0';
-	k->def.codec = text;
-	k->def.codec_len = n;
-	return true;
-}
-
 /* ---------- the definition ---------- */
 
 /* The defaults of every key. */
@@ -709,8 +686,9 @@ cosid_definition_parse(const char *json, size_t len,
 	if (k.def.strategy == COSID_STRATEGY_SEGMENT ? !check_segment(&d, &k) :
 		!check_time_based(&d, &k))
 		return false;
-	if (!keep_codec(&d, &k, json, alloc, alloc_ctx))
-		return false;
+	/* the codec list's node: the caller parses it when it binds the list,
+	 * after its own checks, so that its other errors come first */
+	k.def.codec = k.codec;
 
 	*out = k.def;
 	return true;
