@@ -38,7 +38,7 @@ CORE_OBJS = src/core/backoff.o src/core/ulid.o src/core/timegen.o src/core/text.
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
 	src/slot_manual.o src/slot_lease.o src/worker.o src/wal.o src/gendef.o \
 	src/codecbind.o src/codecfuncs.o src/catalog.o src/ddl.o src/genstate.o \
-	src/gencache.o src/segment.o src/issue.o src/inspect.o $(CORE_OBJS)
+	src/gencache.o src/segment.o src/issue.o src/inspect.o src/upgrade.o $(CORE_OBJS)
 # the slot worker talks to the lease store with libpq
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)

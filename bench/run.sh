@@ -14,7 +14,7 @@
 #   BENCH_PAIR_TX=100   transactions of 200,000 ids per run of one backend
 #                       against two (who share them)
 #   BENCH_CHART=path    also copy the chart (SVG) there; BENCH_CHART=1 copies
-#                       it to bench/chart-<major version>.svg, the one README
+#                       it to bench/chart-<major version>.svg, the one docs/benchmarks.md
 #                       shows.  Every run leaves it in tmp/bench/ too.
 #
 # What is measured is listed in bench/candidates.sql; objects the candidates

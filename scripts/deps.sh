@@ -36,6 +36,9 @@ packages=(
 	librust-tokio-macros-dev librust-futures-util-dev librust-bytes-dev
 	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
 	postgresql-"$COSID_PG_DEBIAN"-pglogical
+	# HA managers (test/t/076_patroni.pl with one etcd, 077_pg_auto_failover.pl: its
+	# monitor extension exists for bookworm's PostgreSQL only)
+	patroni python3-etcd etcd-server postgresql-"$COSID_PG_DEBIAN"-auto-failover pg-auto-failover-cli
 )
 # Node.js and npm for the client tests: Debian's, unless the machine has its own
 # (NodeSource's nodejs brings npm and conflicts with Debian's npm package)

@@ -54,7 +54,7 @@ if [ ! -f "$check/$name/META.json" ] ||
 	rm -f "$zip"
 	exit 1
 fi
-for f in LICENSE README.md Makefile cosid.control; do
+for f in LICENSE README.md Makefile cosid.control $(git ls-tree --name-only HEAD docs/ | grep '\.md$'); do
 	[ -f "$check/$name/$f" ] || { echo "dist: $f missing from the archive; removed" >&2; rm -f "$zip"; exit 1; }
 done
 

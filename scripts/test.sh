@@ -2,10 +2,10 @@
 # make test: every suite on every PostgreSQL version, then one line
 # "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
 #
-#   scripts/test.sh [suite ...]     suites: architecture unit fuzz regress isolation tap pgtap
-#                                   clients package
+#   scripts/test.sh [suite ...]     suites: architecture unit fuzz docs regress isolation tap
+#                                   pgtap clients package
 #
-# architecture, unit and fuzz do not depend on PostgreSQL and run once; the others run on
+# architecture, unit, fuzz and docs do not depend on PostgreSQL and run once; the others run on
 # each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
 # (scripts/lib.sh), after cosid is built and installed for it
 # (scripts/pg.sh install; a build that fails is the failing suite pgN/build).
@@ -20,7 +20,7 @@ COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(architecture unit fuzz regress isolation tap pgtap clients package)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(architecture unit fuzz docs regress isolation tap pgtap clients package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
 mapfile -t VERSIONS < <(pg_versions)
 [ ${#VERSIONS[@]} -gt 0 ] || exit 2
@@ -120,6 +120,21 @@ suite_fuzz() {
 	record fuzz "$ok" "$bad"
 }
 
+# The documentation's links (test/docs/links.py, TAP, one test per file):
+# every relative link of README.md, ARCHITECTURE.md and docs/*.md names a
+# file of the repository, every #anchor a heading of its file; links to
+# other sites are checked for form only.
+suite_docs() {
+	local log=$WORK/docs.log rc total bad
+	python3 "$REPO/test/docs/links.py" "$REPO" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	total=$(grep -cE '^(not )?ok [0-9]+ ' "$log")
+	bad=$(grep -cE '^not ok [0-9]+ ' "$log")
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	record docs $((total - bad < 0 ? 0 : total - bad)) "$bad"
+}
+
 suite_regress() {
 	local tests rc
 	tests=$(cd "$VW/sql" && ls *.sql | grep -v '^cosid--' | sed 's/\.sql$//' | sort)
@@ -193,7 +208,7 @@ suite_pgtap() {
 # printing TAP and making its own
 # database on one throwaway server: TCP on 127.0.0.1 for pgjdbc, and
 # cosid.machine_bits = 3 for the JS_SAFE_MS layout; python/readme_test.py
-# checks that the README's Cookbook shows their code.  The npm packages are
+# checks that the Cookbook (docs/cookbook.md) shows their code.  The npm packages are
 # installed once per package-lock.json into $COSID_CACHE/node-clients; the Go
 # and Rust programs are built once per source into $COSID_CACHE/go-clients and
 # rust-clients.
@@ -217,7 +232,7 @@ suite_clients() {
 		return
 	fi
 	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
-		COSID_CACHE="$COSID_CACHE" COSID_README="$REPO/README.md" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+		COSID_CACHE="$COSID_CACHE" COSID_DOCS="$VW/docs" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
 	rc=$?
 	cat "$VW/clients.log"
 	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"
@@ -246,18 +261,18 @@ suite_package() {
 	record package "$ok" "$bad"
 }
 
-# The suites asked for, in their order: architecture, unit and fuzz first, once; then the
+# The suites asked for, in their order: architecture, unit, fuzz and docs first, once; then the
 # per-version suites on every version; the package last.
 once=()
 per_version=()
 last=()
 for s in "${SUITES[@]}"; do
 	case "$s" in
-	architecture | unit | fuzz) once+=("$s") ;;
+	architecture | unit | fuzz | docs) once+=("$s") ;;
 	regress | isolation | tap | pgtap | clients) per_version+=("$s") ;;
 	package) last+=("$s") ;;
 	*)
-		echo "test: no suite '$s' (suites: architecture unit fuzz regress isolation tap pgtap clients package)" >&2
+		echo "test: no suite '$s' (suites: architecture unit fuzz docs regress isolation tap pgtap clients package)" >&2
 		exit 2
 		;;
 	esac
@@ -283,10 +298,11 @@ if [ ${#per_version[@]} -gt 0 ]; then
 		use_pg "$v" || { PREFIX=pg$v/; record build 0 1; continue; }
 		PREFIX=pg$v/
 		# each version gets its own copy of the test files and outputs (and of
-		# the README, whose marked blocks test/t/071_migrations.pl runs)
+		# README.md and docs/, whose marked blocks test/t/071_migrations.pl
+		# runs and whose Cookbook python/readme_test.py reads)
 		VW=$WORK/pg$v
 		mkdir -p "$VW"
-		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$VW/"
+		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$REPO/docs" "$VW/"
 		[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$VW"
 		for s in "${per_version[@]}"; do
 			echo "==== pg$v/$s ($("$PG_CONFIG" --version))"

@@ -765,6 +765,10 @@ BEGIN
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_acquire.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_acquire.namespace FOR UPDATE;
+	-- the answer is durable whatever the caller or the store set: a lease (and
+	-- window end) the store answered for survives its crash, and with a
+	-- synchronous standby its failover
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
 	SELECT e.slot, e.window_end INTO l FROM cosid.lease e
 	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
 	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
@@ -834,6 +838,10 @@ BEGIN
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR UPDATE;
+	-- the answer is durable whatever the caller or the store set: a lease (and
+	-- window end) the store answered for survives its crash, and with a
+	-- synchronous standby its failover
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
 	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
 	ahead_ms := (EXTRACT(epoch FROM ttl) * 1000)::bigint + 1000;
 	IF lease_renew.window_end > now_ms + ahead_ms THEN
@@ -883,6 +891,10 @@ BEGIN
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_release.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_release.namespace FOR UPDATE;
+	-- the answer is durable whatever the caller or the store set: a lease (and
+	-- window end) the store answered for survives its crash, and with a
+	-- synchronous standby its failover
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
 	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
 	SELECT e.window_end INTO recorded FROM cosid.lease e
 	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot

@@ -16,6 +16,7 @@
 #include "slot.h"
 #include "slot_source.h"
 #include "ulid_type.h"
+#include "upgrade.h"
 #include "wal.h"
 #include "worker.h"
 
@@ -83,6 +84,9 @@ _PG_init(void)
 	 */
 	if (!process_shared_preload_libraries_in_progress)
 	{
+		/* pg_upgrade LOADs every library into its new server */
+		if (IsBinaryUpgrade)
+			cosid_upgrade_mark();
 		cosid_slot_read_settings_unloaded();
 		return;
 	}
@@ -95,7 +99,11 @@ _PG_init(void)
 	cosid_wal_init();
 	cosid_issue_init();
 	if (IsBinaryUpgrade)
+	{
+		cosid_upgrade_mark();
 		return;
+	}
+	cosid_upgrade_start();
 
 	cosid_slot_check_settings();
 

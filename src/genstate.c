@@ -53,6 +53,7 @@
  */
 #include "genstate.h"
 #include "slot.h"
+#include "upgrade.h"
 
 #include <unistd.h>
 
@@ -424,9 +425,12 @@ names_trim(Names *n, bool compacting)
 static void
 names_read(Names *n)
 {
-	int			fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
+	int			fd;
 	NamesHeader12 h;
 
+	/* after pg_upgrade, the old server's record must be copied first */
+	cosid_upgrade_check();
+	fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
 	names_init(n);
 	if (fd < 0)
 	{

@@ -341,7 +341,8 @@ cosid_slot(PG_FUNCTION_ARGS)
 	values[3] = CStringGetTextDatum(state == COSID_SLOT_ACTIVE ? "active" :
 									state == COSID_SLOT_CLOSED ? "closed" :
 									state == COSID_SLOT_RECOVERY ? "recovery" :
-									state == COSID_SLOT_UNCONFIRMED ? "unconfirmed" : "starting");
+									state == COSID_SLOT_UNCONFIRMED ? "unconfirmed" :
+									state == COSID_SLOT_UPGRADED ? "upgraded" : "starting");
 	/* a start of 0: no earlier window bounds this one */
 	nulls[4] = state != COSID_SLOT_ACTIVE || start == 0;
 	nulls[5] = state != COSID_SLOT_ACTIVE || end == 0;

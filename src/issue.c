@@ -19,6 +19,7 @@
 #include "segment.h"
 #include "slot.h"
 #include "slot_source.h"
+#include "upgrade.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -133,6 +134,9 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 									   cosid_manual_slot()),
 							 errhint("If the server it was copied from no longer uses slot %d, a superuser runs SELECT cosid_slot_confirm(); otherwise give this server a slot of its own (cosid.slot) and restart it.",
 									 cosid_manual_slot())));
+					break;
+				case COSID_SLOT_UPGRADED:
+					cosid_upgrade_error();
 					break;
 				default:
 					if (cosid_lease_mode())
@@ -255,6 +259,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 				if (now - window_wait_since >= WINDOW_GRACE_MS ||
 					cosid_window_state() == COSID_SLOT_CLOSED ||
 					cosid_window_state() == COSID_SLOT_UNCONFIRMED ||
+					cosid_window_state() == COSID_SLOT_UPGRADED ||
 					cosid_lease_store_away())
 					report_stop(c, r, 0);
 				cosid_wait_1ms();

@@ -318,7 +318,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_disconnect();
 			return false;
 		}
-		if (sqlstate[0] != '\0' && PQtransactionStatus(store_conn) == PQTRANS_IDLE)
+		if (sqlstate[0] != '\0' && cosid_store_keep(store_conn, sqlstate))
 		{
 			/* the store answered, with an error */
 			if (strcmp(sqlstate, COUNTER_USED_UP) == 0)
@@ -337,9 +337,13 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner through store roles that share it.")));
 			return false;
 		}
-		/* no answer: the statement may still be running there */
+		/*
+		 * no answer (the statement may still be running there), or a store
+		 * that takes no writes any more (fenced or demoted: a new connection
+		 * finds the one that does)
+		 */
 		store_disconnect();
-		/* a connection that broke while idle (the store restarted): once more */
+		/* one that broke while idle (the store restarted) or went read-only: once more */
 		if (fresh || attempt > 0)
 			return false;
 	}
@@ -636,7 +640,7 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	 * Never hand out a number a crash could give again.  (When nextval wrote
 	 * no WAL, the value is covered by a record an earlier fetch wrote and
 	 * flushed; only a nextval outside cosid, in a transaction that never
-	 * flushed, could leave that record unflushed: see README, never call
+	 * flushed, could leave that record unflushed: see docs/generators.md: never call
 	 * nextval on a backing sequence.)
 	 */
 	XLogFlush(XactLastRecEnd);

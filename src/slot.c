@@ -8,6 +8,7 @@
  * generators, or block.
  */
 #include "slot.h"
+#include "upgrade.h"
 
 #include <limits.h>
 
@@ -290,6 +291,9 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cosid_slot_confirm() confirms a manual slot; this server leases its slot"),
 				 errdetail("The lease store gives each instance its own slot, copied or not.")));
+	/* after pg_upgrade, no confirmation stands in for the old state */
+	if (cosid_window_state() == COSID_SLOT_UPGRADED)
+		cosid_upgrade_error();
 	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
 	{
 		ereport(NOTICE,

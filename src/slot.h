@@ -66,9 +66,12 @@ typedef enum CosidSlotState
 	COSID_SLOT_CLOSED,			/* shutting down: window closed for good */
 	COSID_SLOT_RECOVERY,		/* manual slot, server in recovery: no window
 								 * until it ends (promotion) */
-	COSID_SLOT_UNCONFIRMED		/* manual slot recorded by another data
+	COSID_SLOT_UNCONFIRMED,		/* manual slot recorded by another data
 								 * directory: no window until the operator
 								 * confirms it (cosid_slot_confirm) */
+	COSID_SLOT_UPGRADED			/* made by pg_upgrade, cosid's state not
+								 * copied (upgrade.c): no window until it is
+								 * and the server restarted */
 } CosidSlotState;
 
 /* The window in shared memory: written by slot.c's functions only. */

@@ -10,7 +10,7 @@
  * slot was taken again (by another instance, or by this one restarted), an
  * older holder can neither extend nor release it.  From 1.3 the store also
  * binds the lease to the role this server logs in as (one role per server,
- * README "Several servers"): no other role can take, renew or release it.
+ * docs/operations.md, "Several servers"): no other role can take, renew or release it.
  *
  * Every new window end is recorded in the store (lease_renew) before
  * backends may use it, which also extends the lease; a third of the TTL
@@ -141,13 +141,14 @@ disconnect(void)
 /*
  * After a statement that failed: keep the connection when the store
  * answered with an error (it is idle), drop it when it broke or did not
- * answer in time (a statement may be in flight).
+ * answer in time (a statement may be in flight), or when the store takes no
+ * writes any more (cosid_store_keep: the next connection finds the one that
+ * does).
  */
 static void
-drop_if_unusable(void)
+drop_if_unusable(const char *sqlstate)
 {
-	if (conn != NULL &&
-		(PQstatus(conn) != CONNECTION_OK || PQtransactionStatus(conn) != PQTRANS_IDLE))
+	if (conn != NULL && !cosid_store_keep(conn, sqlstate))
 		disconnect();
 }
 
@@ -205,15 +206,15 @@ lease_worked(void)
 }
 
 /*
- * Run one of the lease functions on the store; NULL with err filled in and
- * *lost set when the store said the lease is no longer ours (taken by
- * another instance, or by this one restarted).
+ * Run one of the lease functions on the store; NULL with err filled in,
+ * sqlstate set as cosid_store_run sets it, and *lost set when the store said
+ * the lease is no longer ours (taken by another instance, or by this one
+ * restarted).
  */
 static PGresult *
 lease_run(const char *sql, int nparams, const char *const *params, char *err,
-		  size_t errlen, bool *lost)
+		  size_t errlen, char *sqlstate, bool *lost)
 {
-	char		sqlstate[6];
 	PGresult   *res = cosid_store_run(conn, sql, nparams, params, LEASE_FUNCTIONS_VERSION,
 									  err, errlen, sqlstate);
 
@@ -294,6 +295,7 @@ lease_acquire(int *slot, int64 *start_ms)
 	char		ttl[32];
 	char		slot_bits[16];
 	bool		lost;
+	char		sqlstate[6];
 	PGresult   *res;
 	const char *params[4] = {cosid_namespace, instance_id, slot_bits, ttl};
 
@@ -301,10 +303,10 @@ lease_acquire(int *slot, int64 *start_ms)
 	snprintf(slot_bits, sizeof(slot_bits), "%d", cosid_machine_bits);
 	ttl_text(ttl, sizeof(ttl));
 	res = lease_run("SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
-					4, params, err, sizeof(err), &lost);
+					4, params, err, sizeof(err), sqlstate, &lost);
 	if (res == NULL)
 	{
-		drop_if_unusable();
+		drop_if_unusable(sqlstate);
 		lease_failed(FAILED_ACQUIRE, -1, err);
 		return false;
 	}
@@ -339,6 +341,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	char		slot_s[16];
 	char		end_s[32];
 	bool		lost;
+	char		sqlstate[6];
 	PGresult   *res;
 	const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
 
@@ -346,7 +349,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
 	res = lease_run("SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
-					6, params, err, sizeof(err), &lost);
+					6, params, err, sizeof(err), sqlstate, &lost);
 	if (res != NULL)
 	{
 		PQclear(res);
@@ -358,7 +361,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 		SpinLockRelease(&lease_shared->lock);
 		return COSID_RECORD_OK;
 	}
-	drop_if_unusable();
+	drop_if_unusable(sqlstate);
 	if (lost)
 	{
 		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
@@ -404,13 +407,14 @@ lease_release(int slot, int64 next_start_ms, int64 end_ms)
 		char		slot_s[16];
 		char		end_s[32];
 		bool		lost;
+		char		sqlstate[6];
 		const char *params[5] = {cosid_namespace, slot_s, instance_id, token, end_s};
 		PGresult   *res;
 
 		snprintf(slot_s, sizeof(slot_s), "%d", slot);
 		snprintf(end_s, sizeof(end_s), INT64_FORMAT, next_start_ms);
 		res = lease_run("SELECT cosid.lease_release($1, $2, $3, $4, $5)",
-						5, params, err, sizeof(err), &lost);
+						5, params, err, sizeof(err), sqlstate, &lost);
 		if (res != NULL)
 		{
 			PQclear(res);

@@ -24,7 +24,9 @@
  * opens no window (COSID_SLOT_UNCONFIRMED, 55000 for its callers) until the
  * operator confirms that the slot is its own (cosid_slot_confirm()); then
  * the record becomes this directory's.  A record of 1.2 names no directory:
- * it is taken as this one's.
+ * it is taken as this one's.  So is the record of the old data directory
+ * that the operator copies into the new one after pg_upgrade (upgrade.c):
+ * pg_upgrade's old server does not run again.
  *
  * Owns: pg_cosid/slot.state.  Must not: touch the window (the worker does).
  */
@@ -144,6 +146,21 @@ write_record(const SlotRecord *rec)
 				   STATE_MAGIC, rec->slot, rec->namespace, rec->end_ms, rec->clean ? 1 : 0,
 				   rec->datadir);
 	cosid_write_durably(SLOT_FILE, SLOT_TMP, buf, len);
+}
+
+void
+cosid_manual_take_upgraded_record(void)
+{
+	SlotRecord	prev;
+	uint64		here = datadir_inode();
+
+	if (!read_record(&prev) || prev.datadir == here)
+		return;
+	prev.datadir = here;
+	write_record(&prev);
+	ereport(LOG,
+			(errmsg("cosid takes the record of slot %d copied from the data directory this server was upgraded from: its next window starts at %s",
+					prev.slot, cosid_ms_text(prev.end_ms))));
 }
 
 static void

@@ -75,6 +75,13 @@ typedef struct CosidSlotSource
 extern const CosidSlotSource cosid_manual_source;
 extern const CosidSlotSource cosid_lease_source;
 
+/*
+ * pg_upgrade's new server (upgrade.c, the postmaster at start-up): the
+ * manual slot's record copied from the old data directory names this one
+ * from now on.
+ */
+extern void cosid_manual_take_upgraded_record(void);
+
 /* ---------- what the lease source reports (slot_lease.c) ---------- */
 
 extern Size cosid_lease_shmem_size(void);

@@ -23,6 +23,13 @@
 
 static bool draining = false;
 
+/*
+ * The store's answer that it takes no writes (read_only_sql_transaction: a
+ * primary fenced read-only before a failover, or a standby): a fact about the
+ * connection, not about a lease or a segment, so it is decided here.
+ */
+#define STORE_TAKES_NO_WRITES "25006"
+
 void
 cosid_store_drain(void)
 {
@@ -78,6 +85,14 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 		return false;
 	}
 	return true;
+}
+
+bool
+cosid_store_keep(PGconn *conn, const char *sqlstate)
+{
+	return conn != NULL && PQstatus(conn) == CONNECTION_OK &&
+		PQtransactionStatus(conn) == PQTRANS_IDLE &&
+		strcmp(sqlstate, STORE_TAKES_NO_WRITES) != 0;
 }
 
 void

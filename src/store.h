@@ -36,6 +36,17 @@ extern PGresult *cosid_store_run(PGconn *conn, const char *sql, int nparams,
 								 const char *const *params, const char *needs_version,
 								 char *err, size_t errlen, char *sqlstate);
 
+/*
+ * Whether a connection is worth keeping after a statement that failed with
+ * sqlstate ("" when the store did not answer): it is open and idle, and the
+ * store did not answer that it takes no writes (25006: a primary made
+ * read-only to fence it before a failover, or a standby).  Otherwise the
+ * caller drops it, and its next connection, through a cosid.lease_store that
+ * lists every member with target_session_attrs=read-write, finds the server
+ * that takes writes.
+ */
+extern bool cosid_store_keep(PGconn *conn, const char *sqlstate);
+
 /* From now on a shutdown request does not cut waits short. */
 extern void cosid_store_drain(void);
 

@@ -15,6 +15,7 @@
  */
 #include "ulid_type.h"
 #include "random.h"
+#include "upgrade.h"
 
 #include "core/ulid.h"
 
@@ -649,6 +650,8 @@ read_mark(void)
 static void
 load_mark(void)
 {
+	/* after pg_upgrade, the old server's mark must be copied first */
+	cosid_upgrade_check();
 	LWLockAcquire(ulid_mark_lock, LW_EXCLUSIVE);
 	if (!ulid_shared->loaded)
 	{

@@ -26,6 +26,7 @@
 #include "genstate.h"
 #include "slot.h"
 #include "slot_source.h"
+#include "upgrade.h"
 #include "wal.h"
 
 #include "access/xlog.h"
@@ -250,6 +251,26 @@ cosid_worker_main(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	cosid_window_set_worker_latch();
+
+	/*
+	 * pg_upgrade made this data directory and cosid's state was not copied
+	 * into it: where the old server's windows ended is unknown, so no slot
+	 * (and no lease, no record written) until a restart with the state.
+	 */
+	if (cosid_upgrade_pending)
+	{
+		cosid_window_set_state(COSID_SLOT_UPGRADED);
+		ereport(WARNING,
+				(errmsg("cosid slot worker holds no window: this server was upgraded by pg_upgrade and cosid's state was not copied"),
+				 errdetail("pg_cosid/upgraded is there and pg_cosid holds nothing else: where the old server's ids ended is unknown."),
+				 errhint("Stop this server, copy the files in pg_cosid of the old data directory into pg_cosid of this one, and start it again (docs/installation.md: Upgrading PostgreSQL).")));
+		while (!ShutdownRequestPending)
+		{
+			reload();
+			cosid_sleep_ms(1000);
+		}
+		proc_exit(0);
+	}
 
 	w.src->start();
 	if (w.src->primary_only && !wait_for_recovery_end())

@@ -188,10 +188,10 @@ export PGHOST=$DATA PGPORT=$PORT PGUSER=postgres
 pg_psql() { as_pg env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 # README's "A first generator", verbatim, in a database of its own
-readme_sql=$(awk '/^### A first generator/ {f = 1} f && /^```sql/ {g = 1; next} g && /^```/ {exit} g' "$SRC/README.md")
+readme_sql=$(awk '/^#+ A first generator/ {f = 1} f && /^```sql/ {g = 1; next} g && /^```/ {exit} g' "$SRC/README.md")
 want_version=$(sed -nE "s/^\s*default_version\s*=\s*'([^']*)'.*/\1/p" "$SRC/cosid.control")
 if [ -z "$readme_sql" ]; then
-	not_ok "README.md has no sql block under \"### A first generator\""
+	not_ok "README.md has no sql block under \"## A first generator\""
 elif got=$(pg_psql -d postgres -c "CREATE DATABASE cosid_readme" 2>&1 &&
 	echo "$readme_sql" | pg_psql -d cosid_readme -F ' ' -f - 2>&1 &&
 	pg_psql -d cosid_readme -c "SELECT extversion FROM pg_extension WHERE extname = 'cosid'" 2>&1); then

@@ -6,7 +6,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1' and 'p_holder'; all undone by the
 -- ROLLBACK.
 BEGIN;
-SELECT plan(149);
+SELECT plan(155);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -493,6 +493,28 @@ SELECT is(pg_temp.as_session('cosid_srv_a', $$SELECT 'locked' FROM cosid.lease_n
 	'42501: permission denied for table lease_namespace', 'nor can a server''s role, outside the functions');
 SELECT is(pg_temp.as_role('cosid_lease_nobody', $$SELECT 'locked' FROM cosid.lease FOR KEY SHARE$$),
 	'42501: permission denied for table lease', 'nor lock a lease''s row');
+
+-- ---- the commit is durable whatever the caller set: a lease (and window
+-- end) the store answered for survives a crash of the store, and with a
+-- synchronous standby its failover
+SET LOCAL synchronous_commit = off;
+CREATE TEMP TABLE sync_lease AS SELECT * FROM cosid.lease_acquire('p_sync', 'a', 2, '1 minute');
+SELECT is(current_setting('synchronous_commit'), 'on',
+	'lease_acquire with synchronous_commit off turned it on for the transaction');
+SET LOCAL synchronous_commit = off;
+SELECT lives_ok($$SELECT cosid.lease_renew('p_sync', 0, 'a', (SELECT token FROM sync_lease), 0, '1 minute')$$,
+	'lease_renew with synchronous_commit off');
+SELECT is(current_setting('synchronous_commit'), 'on', 'it turned synchronous_commit on for the transaction');
+SET LOCAL synchronous_commit = local;
+SELECT ok(cosid.lease_release('p_sync', 0, 'a', (SELECT token FROM sync_lease), 0),
+	'lease_release with synchronous_commit local');
+SELECT is(current_setting('synchronous_commit'), 'on', 'it turned synchronous_commit on for the transaction');
+SELECT is((SELECT count(*)::int FROM pg_proc
+	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
+				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
+	  AND prosrc LIKE '%set_config(''synchronous_commit'', ''on'', true)%'), 3,
+	'each of the three turns synchronous_commit on');
 
 -- ---- bad requests: 22023 at once
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 32, '1 minute')$$, '22023',

@@ -1,7 +1,7 @@
 # Two servers and their own roles on one lease store (issue 19, items 3 and
 # 5): what another server's role, or a role with only CONNECT on the store,
 # or a role of another database can do against a server's lease and shared
-# counters.  The store is set up as README "Several servers" says: roles
+# counters.  The store is set up as docs/operations.md "Several servers" says: roles
 # srv_a and srv_b (one per server, each logging in as its own), members of
 # cosid_servers, which may execute the lease functions and segment_acquire.
 #

@@ -1,7 +1,7 @@
-# The migration recipes of the README ("Migrating to cosid"), run as the
-# README gives them: the SQL (and the shell lines of the restore rescue) is
-# read from README.md's blocks marked <!-- test: NAME --> (readme_blocks in
-# CosidTest.pm), never copied here.  Each runs on a populated schema (thousands
+# The migration recipes of docs/migrations.md ("Migrating to cosid"), run as
+# the guide gives them: the SQL (and the shell lines of the restore rescue) is
+# read from the documentation's blocks marked <!-- test: NAME --> (doc_blocks
+# in CosidTest.pm), never copied here.  Each runs on a populated schema (thousands
 # of rows, child tables with foreign keys); afterwards every row and key is
 # checked: counts, every old row unchanged (against a snapshot taken before),
 # no orphan foreign key, the column defaults (pg_get_expr), and the ids the
@@ -14,7 +14,7 @@
 #    session connected throughout follows every change.
 # 2. uuid keys referenced by foreign keys onto ulid: the one-line ALTER
 #    works with 1.2 (the foreign keys compare uuid with ulid, still
-#    enforced), as the README says; without a foreign key it works and keeps
+#    enforced), as the guide says; without a foreign key it works and keeps
 #    gen_random_uuid() as the default, silently; the recipe keeps every
 #    value's bytes and every foreign key, rewrites no table, and sets
 #    gen_ulid(); old v4 values have meaningless times, and v7 values (where
@@ -23,8 +23,8 @@
 #    made bigint so that every number up to 2147483647 is issued, then
 #    22003) and an identity column (the generator starts above it).
 # 4. A CHECK constraint decoding through a named generator: pg_restore of a
-#    table in schema app fails as the README says and leaves the table empty
-#    (the same table in schema public, after cosid, restores); the README's
+#    table in schema app fails as the guide says and leaves the table empty
+#    (the same table in schema public, after cosid, restores); the guide's
 #    four-pass restore brings it back; the inline-list form restores with
 #    --exit-on-error.
 use strict;
@@ -36,12 +36,12 @@ use IPC::Run;
 use List::Util qw(max);
 use CosidTest;
 
-my %readme = readme_blocks();
+my %readme = doc_blocks();
 
 sub block
 {
 	my ($name) = @_;
-	die "README.md has no block <!-- test: $name -->" unless exists $readme{$name};
+	die "the documentation (README.md, docs/*.md) has no block <!-- test: $name -->" unless exists $readme{$name};
 	return $readme{$name};
 }
 
@@ -62,11 +62,11 @@ sub sql_ok
 	return $stdout;
 }
 
-# Run a README block in the database, as a test.
+# Run a guide block in the database, as a test.
 sub run_block
 {
 	my ($db, $name, $what) = @_;
-	return sql_ok($db, block($name), "$what: README block \"$name\" runs");
+	return sql_ok($db, block($name), "$what: guide block \"$name\" runs");
 }
 
 sub new_db
@@ -270,12 +270,12 @@ is( $fks_before,
 	'uuid: two foreign keys point at accounts.id, one from the table itself');
 my $listed = run_block($db, 'uuid-fks', 'uuid, the foreign keys');
 like($listed, qr/^accounts\|accounts_referred_by_fkey\|FOREIGN KEY \(referred_by\) REFERENCES accounts\(id\)$/m,
-	"uuid: the README's query lists the reference from accounts itself");
+	"uuid: the guide's query lists the reference from accounts itself");
 like($listed, qr/^payments\|payments_account_id_fkey\|FOREIGN KEY \(account_id\) REFERENCES accounts\(id\) ON DELETE CASCADE$/m,
 	"uuid: ... and the one from payments");
 
 # ---- the one line works in 1.2 while foreign keys exist (they compare uuid
-# with ulid), as the README shows; rolled back, so the recipe starts afresh
+# with ulid), as the guide shows; rolled back, so the recipe starts afresh
 my ($state, $msg, $stderr) = psql_error($node, $db, "BEGIN;\n" . block('uuid-one-line') . q{
 	DO $$ BEGIN
 		IF (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
@@ -302,7 +302,7 @@ my ($state, $msg, $stderr) = psql_error($node, $db, "BEGIN;\n" . block('uuid-one
 is($state, undef, 'uuid: the one-line ALTER ... TYPE ulid works in 1.2 while foreign keys exist')
   or diag("$state: $msg\n" . ($stderr // ''));
 like(block('uuid-one-line'), qr/-- cosid 1\.1: ERROR:  foreign key constraint "accounts_referred_by_fkey" cannot be implemented/,
-	'uuid: ... the README says what 1.1 answered');
+	'uuid: ... the guide says what 1.1 answered');
 is(type_of($db, 'accounts', 'id'), 'uuid', 'uuid: ... rolled back, accounts.id is uuid for the recipe');
 is(sql($db, q{SELECT count(*) FROM payments WHERE amount = 2}), '0', 'uuid: ... and the test payment is gone');
 
@@ -383,7 +383,7 @@ my ($in_future, $above_new) = split /\|/, sql($db, q{
 	FROM snap.accounts s});
 note("uuid: of the 5000 old (v4) ids, $in_future have a time over 100 years ahead, $above_new sort above every new id");
 cmp_ok($in_future, '>=', 4850, 'uuid: old v4 ids have meaningless times (nearly all far in the future)');
-cmp_ok($above_new, '>=', 4850, 'uuid: ... and nearly all sort above the new ids (about 99%, as the README says)');
+cmp_ok($above_new, '>=', 4850, 'uuid: ... and nearly all sort above the new ids (about 99%, as the guide says)');
 
 # the foreign keys still work
 ($state) = psql_error($node, $db, 'INSERT INTO payments (account_id, amount) VALUES (gen_ulid(), 1)');
@@ -503,14 +503,14 @@ is(sql($db, q{SELECT min(id), max(id), count(*) FROM tickets WHERE title = 'top'
 	'int, at the top: every number up to 2147483647 is issued');
 ($state, $msg, $stderr) = psql_error($node, $db, q{INSERT INTO tickets (title) VALUES ('past the top')});
 is($state, '22003', 'int, at the top: past 2147483647 the insert fails with 22003') or diag($stderr // 'it succeeded');
-is($msg, 'id of generator "tickets" is out of range for type integer', 'int, at the top: ... with the README\'s message');
+is($msg, 'id of generator "tickets" is out of range for type integer', 'int, at the top: ... with the guide\'s message');
 
-# the same without ALTER SEQUENCE ... AS bigint: what the README warns of
+# the same without ALTER SEQUENCE ... AS bigint: what the guide warns of
 $db = 'int_top_int4';
 new_db($db);
 run_block($db, 'int-schema', 'int, at the top, int4 sequence');
 (my $as_is = block('int-serial')) =~ s/^ALTER SEQUENCE tickets_id_seq AS bigint;\n//m
-  or die 'README block int-serial has no ALTER SEQUENCE line';
+  or die 'guide block int-serial has no ALTER SEQUENCE line';
 sql($db, q{SELECT setval('tickets_id_seq', 2147483000); INSERT INTO tickets (title) VALUES ('serial')});
 sql_ok($db, $as_is, 'int, at the top, int4 sequence: the recipe without ALTER SEQUENCE ... AS bigint runs');
 # insert one row at a time (each in a subtransaction) until one fails
@@ -534,7 +534,7 @@ my ($issued, $last_state) = split /\|/, sql($db, q{
 	$fill$;
 	SELECT current_setting('fill.result');});
 note("int4 sequence: $issued numbers issued above 2147483001, then $last_state");
-is($last_state, '2200H', 'int, at the top, int4 sequence: issuing ends with 2200H (the sequence\'s maximum), as the README says');
+is($last_state, '2200H', 'int, at the top, int4 sequence: issuing ends with 2200H (the sequence\'s maximum), as the guide says');
 ($state) = psql_error($node, $db, q{SELECT cosid_next_int('tickets')});
 is($state, '2200H', 'int, at the top, int4 sequence: ... on every call after');
 my ($seq_last, $max_id) = split /\|/, sql($db, q{
@@ -586,7 +586,7 @@ is(sql('chk_named', 'SELECT count(*) FROM public.codes'), 3000,
 is(sql('chk_named', q{SELECT count(*) FROM cosid.generator WHERE name = 'short'}), 1,
 	'check, named: (the generator itself was restored, after the table)');
 
-# the README's four passes restore the same dump
+# the guide's four passes restore the same dump
 my $rescue = block('check-rescue');
 my $passes = 0;
 for my $line (split /\n/, $rescue)
@@ -608,7 +608,7 @@ my $check_sql = q{SELECT pg_get_constraintdef(oid) FROM pg_constraint
 	WHERE conrelid = 'app.a_codes'::regclass AND contype = 'c'};
 sql($db, 'DROP TABLE public.codes');
 my ($list) = block('check-inline') =~ /cosid_decode_immutable\(code, '(\[[^']*\])'\)/
-  or die 'README block check-inline has no inline codec list';
+  or die 'guide block check-inline has no inline codec list';
 is( sql($db, qq{
 		SELECT count(*) FROM app.a_codes
 		WHERE cosid_decode('short', code) IS DISTINCT FROM cosid_decode_immutable(code, '$list')}),

@@ -30,7 +30,7 @@ my $per_server = 100_000;
 my $def = '{"strategy": "segment", "distributor": "lease-store", "step": 100, "reserve": 10}';
 my $control_def = '{"strategy": "segment", "step": 100}';
 
-# ---- the store, with the role the servers connect as (README's grants)
+# ---- the store, with the role the servers connect as (the grants of docs/operations.md)
 my $store = lease_store('store');
 $store->safe_psql('postgres', q{
 	CREATE ROLE cosid_segments LOGIN;

@@ -11,7 +11,7 @@
 #     stops the apply
 #     worker (a unique violation, retried every few seconds): the subscriptions
 #     count apply errors and the tables do not converge.  That is what the
-#     README warns about: one slot per server.
+#     documentation warns about (docs/operations.md): one slot per server.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

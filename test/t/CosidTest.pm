@@ -583,37 +583,41 @@ sub pglogical_set_tables
 }
 
 
-# ---- README blocks that tests run (071)
+# ---- documentation blocks that tests run (071)
 
-push @EXPORT, qw(readme_blocks);
+push @EXPORT, qw(doc_blocks);
 
-# The code blocks of the README that a test runs as written: a hash of
+# The code blocks of the documentation that a test runs as written: a hash of
 # name => text, one for every fenced block (```sql, ```sh, ```) right after
 # a line "<!-- test: NAME -->" (both may be indented, as in a list item: the
-# block's indentation is taken off its lines).  The README is the one next
-# to the test files (scripts/test.sh copies it with them:
-# $COSID_SRC/README.md), else the checkout's, two directories above this
-# file.  Dies when there is none, or when a name is given twice or a marker
-# has no block right after it.
-sub readme_blocks
+# block's indentation is taken off its lines), in README.md and docs/*.md.
+# The documentation is the one next to the test files (scripts/test.sh
+# copies README.md and docs/ with them: $COSID_SRC), else the checkout's,
+# two directories above this file.  Dies when there is none, or when a name
+# is given twice (in one file or two) or a marker has no block right after it.
+sub doc_blocks
 {
-	my @tries = ((defined $ENV{COSID_SRC} ? ("$ENV{COSID_SRC}/README.md") : ()),
-		File::Basename::dirname(__FILE__) . '/../../README.md');
-	my ($file) = grep { -f $_ } @tries;
-	die 'no README.md (looked for ' . join(', ', @tries) . ')' unless defined $file;
-	open(my $fh, '<', $file) or die "could not read $file: $!";
-	my $text = do { local $/; <$fh> };
-	close($fh);
+	my @tries = ((defined $ENV{COSID_SRC} ? ($ENV{COSID_SRC}) : ()),
+		File::Basename::dirname(__FILE__) . '/../..');
+	my ($root) = grep { -f "$_/README.md" && -d "$_/docs" } @tries;
+	die 'no README.md and docs/ (looked in ' . join(', ', @tries) . ')' unless defined $root;
 	my %blocks;
-	while ($text =~ /^[ \t]*<!-- test: (\S+) -->\n(.*?)(?=^[ \t]*<!-- test: |\z)/msg)
+	for my $file ("$root/README.md", sort glob("$root/docs/*.md"))
 	{
-		my ($name, $after) = ($1, $2);
-		die "README.md: block \"$name\" given twice" if exists $blocks{$name};
-		die "README.md: no code block right after <!-- test: $name -->"
-		  unless $after =~ /\A([ \t]*)```[a-z]*\n(.*?)^\1```[ \t]*$/ms;
-		my ($indent, $block) = ($1, $2);
-		$block =~ s/^\Q$indent\E//mg;
-		$blocks{$name} = $block;
+		open(my $fh, '<', $file) or die "could not read $file: $!";
+		my $text = do { local $/; <$fh> };
+		close($fh);
+		my $short = File::Basename::basename($file);
+		while ($text =~ /^[ \t]*<!-- test: (\S+) -->\n(.*?)(?=^[ \t]*<!-- test: |\z)/msg)
+		{
+			my ($name, $after) = ($1, $2);
+			die "$short: block \"$name\" given twice" if exists $blocks{$name};
+			die "$short: no code block right after <!-- test: $name -->"
+			  unless $after =~ /\A([ \t]*)```[a-z]*\n(.*?)^\1```[ \t]*$/ms;
+			my ($indent, $block) = ($1, $2);
+			$block =~ s/^\Q$indent\E//mg;
+			$blocks{$name} = $block;
+		}
 	}
 	return %blocks;
 }

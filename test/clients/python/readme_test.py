@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The README's Cookbook shows the code that the client tests run (TAP): every
+"""The Cookbook (docs/cookbook.md) shows the code that the client tests run (TAP): every
 line of its code blocks, less a trailing comment and semicolon, is in a file
 under test/clients (white space aside); lines that are only a comment are
 examples of output.  And every client program (test/clients/*/*_test.*) is
-named in it.  README.md: $COSID_README, else the checkout's."""
+named in it.  The Cookbook: $COSID_DOCS/cookbook.md, else the checkout's."""
 import os
 import re
 import sys
@@ -13,7 +13,7 @@ sys.path.insert(0, HERE)
 from tap import Tap  # noqa: E402
 
 CLIENTS = os.path.dirname(HERE)
-README = os.environ.get("COSID_README") or os.path.join(CLIENTS, "..", "..", "README.md")
+COOKBOOK = os.path.join(os.environ.get("COSID_DOCS") or os.path.join(CLIENTS, "..", "..", "docs"), "cookbook.md")
 COMMENT = {"python": "#", "sh": "#", "java": "//", "js": "//", "sql": "--", "prisma": "//", "go": "//", "rust": "//", "toml": "#"}
 
 
@@ -33,10 +33,10 @@ def sources():
 
 
 def main(t):
-    with open(README, encoding="utf-8") as f:
-        readme = f.read()
-    section = re.search(r"^## Cookbook\n(.*?)^## ", readme, re.S | re.M)
-    if not t.ok(section is not None, "README.md has a Cookbook section"):
+    with open(COOKBOOK, encoding="utf-8") as f:
+        cookbook = f.read()
+    section = re.search(r"\A# Cookbook\n(.*)\Z", cookbook, re.S)
+    if not t.ok(section is not None, "docs/cookbook.md is the Cookbook"):
         return
     blocks = re.findall(r"^```(\w+)\n(.*?)^```", section.group(1), re.S | re.M)
     t.ok(len(blocks) >= 10, f"the Cookbook has code blocks ({len(blocks)})")

@@ -1,0 +1,41 @@
+/*
+ * upgrade.h - pg_upgrade: the marker pg_cosid/upgraded, and whether cosid's
+ * state came along to the new data directory (see upgrade.c).
+ *
+ * Owns: pg_cosid/upgraded and cosid_upgrade_pending.  Must not: write the
+ * other state files (their modules do).
+ */
+#ifndef COSID_UPGRADE_H
+#define COSID_UPGRADE_H
+
+#include "util.h"
+
+/*
+ * Set at start-up (postmaster, inherited by every process it starts): this
+ * data directory was made by pg_upgrade and cosid's state was not copied
+ * into it, so nothing that depends on that state may run.
+ */
+extern bool cosid_upgrade_pending;
+
+/* _PG_init in binary-upgrade mode: mark the new data directory of pg_upgrade. */
+extern void cosid_upgrade_mark(void);
+
+/*
+ * _PG_init at a normal start (in the postmaster: its children inherit the
+ * outcome): with the marker, take the copied state as this server's and
+ * remove the marker, or set cosid_upgrade_pending when there is none.
+ */
+extern void cosid_upgrade_start(void);
+
+/* The error (55000, with the procedure) of what cosid_upgrade_pending stops. */
+extern void cosid_upgrade_error(void);
+
+/* Raise it while cosid_upgrade_pending. */
+static inline void
+cosid_upgrade_check(void)
+{
+	if (unlikely(cosid_upgrade_pending))
+		cosid_upgrade_error();
+}
+
+#endif							/* COSID_UPGRADE_H */
