@@ -138,49 +138,91 @@ check_function_owner(Oid fn, const CosidGenDef *gen, const char *path)
  * catalog; a list given to cosid_define or cosid_alter, or ad hoc, needs
  * EXECUTE for the caller.
  */
+/*
+ * A generator's function fixed by OID: it must still exist and still be the
+ * function the list names.
+ */
+static Oid
+stored_function(const char *sig, Oid fn, const CosidGenDef *gen, const char *path)
+{
+	char	   *now;
+
+	if (!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("custom codec function %s of generator \"%s\" no longer exists",
+						sig, gen->name),
+				 errdetail("At %s: the generator's codec was bound to that function (OID %u), which "
+						   "was dropped.  A function created again under its name is not used.",
+						   path, fn),
+				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+						 "in it are resolved then.")));
+	/*
+	 * The OID still names the function the list names: an OID copied from
+	 * another cluster (pg_upgrade gives functions new OIDs) or taken by a new
+	 * function after OID wraparound is never used, and neither is a function
+	 * renamed or moved since.
+	 */
+	now = qualified_signature(fn);
+	if (strcmp(now, sig) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("custom codec function %s of generator \"%s\" is not the function its codec was bound to",
+						sig, gen->name),
+				 errdetail("At %s: the codec was bound to function OID %u, which is now %s: the function "
+						   "was renamed or moved, or the database was upgraded with pg_upgrade, which "
+						   "gives functions new OIDs.", path, fn, now),
+				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+						 "in it are resolved then.")));
+	return fn;
+}
+
+/*
+ * A function found by name: the caller's way, or for a stored generator of a
+ * catalog from before 1.3 with search_path = pg_catalog, pg_temp.
+ */
+static Oid
+function_by_name(const char *sig, CosidBindMode mode, const CosidGenDef *gen,
+				 const char *path)
+{
+	LOCAL_FCINFO(lookup, 1);
+	Datum		d;
+	int			nest = -1;
+	Oid			fn = InvalidOid;
+
+	if (mode == COSID_BIND_STORED)
+	{
+		nest = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	}
+	/* to_regprocedure() answers NULL for a function that does not exist */
+	InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
+	lookup->args[0].value = CStringGetTextDatum(sig);
+	lookup->args[0].isnull = false;
+	d = to_regprocedure(lookup);
+	if (!lookup->isnull)
+		fn = DatumGetObjectId(d);
+	if (nest >= 0)
+		AtEOXact_GUC(false, nest);
+	if (fn == InvalidOid)
+		key_error(gen, path, "function %s does not exist", sig);
+	return fn;
+}
+
 static void
 bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *path,
 			  CosidBindMode mode, const CosidGenDef *gen, FmgrInfo *finfo, MemoryContext cxt)
 {
-	Oid			fn = InvalidOid;
+	Oid			fn;
 	Oid		   *argtypes;
 	int			nargs;
 	Oid			ret;
 	Oid			user = mode == COSID_BIND_STORED ? gen->owner : GetUserId();
 
 	if (gen != NULL && OidIsValid(gen->codec_fns[which]))
-	{
-		char	   *now;
-
-		fn = gen->codec_fns[which];
-		if (!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn)))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("custom codec function %s of generator \"%s\" no longer exists",
-							sig, gen->name),
-					 errdetail("At %s: the generator's codec was bound to that function (OID %u), which "
-							   "was dropped.  A function created again under its name is not used.",
-							   path, fn),
-					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
-							 "in it are resolved then.")));
-		/*
-		 * The OID still names the function the list names: an OID copied
-		 * from another cluster (pg_upgrade gives functions new OIDs) or
-		 * taken by a new function after OID wraparound is never used, and
-		 * neither is a function renamed or moved since.
-		 */
-		now = qualified_signature(fn);
-		if (strcmp(now, sig) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("custom codec function %s of generator \"%s\" is not the function its codec was bound to",
-							sig, gen->name),
-					 errdetail("At %s: the codec was bound to function OID %u, which is now %s: the function "
-							   "was renamed or moved, or the database was upgraded with pg_upgrade, which "
-							   "gives functions new OIDs.", path, fn, now),
-					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
-							 "in it are resolved then.")));
-	}
+		fn = stored_function(sig, gen->codec_fns[which], gen, path);
 	else if (mode == COSID_BIND_STORED && !gen->codec_by_name)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -190,36 +232,13 @@ bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *
 				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
 						 "in it are resolved then.")));
 	else
-	{
-		LOCAL_FCINFO(lookup, 1);
-		Datum		d;
-		int			nest = -1;
-
-		if (mode == COSID_BIND_STORED)
-		{
-			nest = NewGUCNestLevel();
-			(void) set_config_option("search_path", "pg_catalog, pg_temp",
-									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-									 true, 0, false);
-		}
-		/* to_regprocedure() answers NULL for a function that does not exist */
-		InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
-		lookup->args[0].value = CStringGetTextDatum(sig);
-		lookup->args[0].isnull = false;
-		d = to_regprocedure(lookup);
-		if (!lookup->isnull)
-			fn = DatumGetObjectId(d);
-		if (nest >= 0)
-			AtEOXact_GUC(false, nest);
-		if (fn == InvalidOid)
-			key_error(gen, path, "function %s does not exist", sig);
-	}
+		fn = function_by_name(sig, mode, gen, path);
 	if (gen != NULL)
 		check_function_owner(fn, gen, path);
 	ret = get_func_signature(fn, &argtypes, &nargs);
 	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
 		key_error(gen, path, "expected a function of (%s) returning %s",
-					format_type_be(argtype), format_type_be(rettype));
+				  format_type_be(argtype), format_type_be(rettype));
 	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
 	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
 		key_error(gen, path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);

@@ -6,9 +6,9 @@
  * generated columns and CHECK constraints).
  *
  * Owns: the functions' argument handling and the per-call-site cache of an
- * ad hoc list (fn_extra), bound once, never per row.  Must not: parse or run
- * codecs itself (codecbind.c does, and decides what an immutable list may
- * hold) or issue ids.
+ * ad hoc list (fn_extra), bound once, never per row.  Must not: parse, bind
+ * or run codecs itself (codecbind.c binds them, core parses and runs them
+ * and decides what an immutable list may hold) or issue ids.
  */
 #include "codecbind.h"
 #include "gencache.h"

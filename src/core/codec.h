@@ -1,15 +1,16 @@
 /*
- * codec.h - CosId codec lists without PostgreSQL: the parser of a codec
- * list written in JSON, its items and their kinds.
+ * codec.h - CosId codec lists without PostgreSQL, the one codec API
+ * (cosid_codec_*): a list's items and their kinds, its parser (codec.c),
+ * its rules for what it runs for (codec_run.c) and the pipeline that
+ * encodes and decodes with it (codec_encode.c, codec_decode.c).
  *
  * A codec is an ordered list, applied in the order written.  The first item
  * turns the number into text (radix, friendly, custom, parts-radix,
  * parts-friendly, grouped); without one the text is decimal.  Later items
  * wrap it (prefix, suffix, date-prefix).  Decoding runs the list backwards.
  *
- * The pipeline runs here too (codec_run.c, codec_encode.c, codec_decode.c):
- * a list prepared for what it runs for (a generator's ids, or ad hoc), then
- * encoding an id into text and decoding text back.  Time zones and custom
+ * A list is prepared for what it runs for (a generator's ids, or ad hoc),
+ * then encodes ids into text and decodes text back.  Time zones and custom
  * functions are the caller's business (PostgreSQL's): this code asks its
  * hooks (CosidCodecHooks), as definition.h's parser does, and computes UTC
  * itself.

@@ -32,20 +32,35 @@ typedef struct EncodeText
 static int
 put_decimal(char *buf, int64_t v)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char		tmp[20];
-	int			n = 0;
+	char	   *q = tmp + sizeof(tmp);
 	int			len = 0;
 	uint64_t	u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
 
-	do
+	/* two digits at a time, as pg_lltoa() does */
+	while (u >= 100)
 	{
-		tmp[sizeof(tmp) - 1 - n++] = (char) ('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
+		unsigned	r = (unsigned) (u % 100);
+
+		u /= 100;
+		q -= 2;
+		memcpy(q, pairs + 2 * r, 2);
+	}
+	if (u >= 10)
+	{
+		q -= 2;
+		memcpy(q, pairs + 2 * u, 2);
+	}
+	else
+		*--q = (char) ('0' + u);
 	if (v < 0)
 		buf[len++] = '-';
-	memcpy(buf + len, tmp + sizeof(tmp) - n, (size_t) n);
-	return len + n;
+	memcpy(buf + len, q, (size_t) (tmp + sizeof(tmp) - q));
+	return len + (int) (tmp + sizeof(tmp) - q);
 }
 
 /* ---------- the converter ---------- */

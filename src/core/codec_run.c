@@ -379,32 +379,33 @@ utc_to_tm(int64_t ms, int64_t *year, CosidTm *out)
 	out->millis = (int) (rem % 1000);
 }
 
-static bool
-time_out_of_range(CosidCodecError *err)
+bool
+cosid_codec_time_out_of_range(CosidCodecError *err)
 {
 	return cosid_codec_fail_msg(err, "Text forms show years 1 to 9999.",
 								"time of the id is out of range for its text form");
 }
 
+/* cosid_codec_to_local's other cases: UTC, and every failure. */
 bool
-cosid_codec_to_local(const CosidCodecPlan *p, int i, int64_t ms, CosidTm *out,
-					 CosidCodecError *err)
+cosid_codec_to_local_slow(const CosidCodecPlan *p, int i, int64_t ms, CosidTm *out,
+						  CosidCodecError *err)
 {
 	const void *zone = p->zones[i];
 	int64_t		year;
 
 	if (ms < -COSID_TEXT_MS_LIMIT || ms > COSID_TEXT_MS_LIMIT)
-		return time_out_of_range(err);
+		return cosid_codec_time_out_of_range(err);
 	if (zone == NULL)
 		utc_to_tm(ms, &year, out);
 	else
 	{
 		if (!p->hooks->to_local(p->hooks_ctx, zone, ms, out))
-			return time_out_of_range(err);
+			return cosid_codec_time_out_of_range(err);
 		year = out->year;
 	}
 	if (year < 1 || year > 9999)
-		return time_out_of_range(err);
+		return cosid_codec_time_out_of_range(err);
 	out->year = (int) year;
 	return true;
 }
@@ -427,58 +428,24 @@ cosid_codec_from_local(const CosidCodecPlan *p, int i, const CosidTm *tm,
 
 /* ---------- an id's parts ---------- */
 
-bool
-cosid_codec_id_parts(const CosidCodecPlan *p, const CosidId *id,
-					 int64_t *time, int64_t *node, int64_t *seq,
-					 CosidCodecError *err)
+void
+cosid_codec_outside_layout(const CosidCodecPlan *p, const CosidId *id,
+						   CosidCodecError *err)
 {
 	const CosidCodecTarget *t = &p->target;
+	const CosidCodecItem *it0 = &p->codec.items[0];
+	char		detail[64];
 
-	if (id->wide)
-	{
-		*time = id->time;
-		*node = id->node;
-		*seq = id->seq;
-		return true;
-	}
-	if (__builtin_expect(!cosid_layout_holds_id(&t->layout, t->uncertainty_bits, id->id), 0))
-	{
-		char		detail[64];
-		const CosidCodecItem *it0 = &p->codec.items[0];
-
-		snprintf(detail, sizeof(detail), "Its ids are from 0 to 2^%d - 1.",
-				 cosid_layout_total_bits(&t->layout) + t->uncertainty_bits);
-		/* without a generator, the layout is the friendly item's (codec[0]) */
-		if (t->has_gen)
-			return cosid_codec_fail_msg(err, detail,
-										"id %" PRId64 " is out of range for the generator's layout",
-										id->id);
-		return cosid_codec_fail_msg(err, detail, "id %" PRId64 " is out of range for layout %s",
+	snprintf(detail, sizeof(detail), "Its ids are from 0 to 2^%d - 1.",
+			 cosid_layout_total_bits(&t->layout) + t->uncertainty_bits);
+	/* without a generator, the layout is the friendly item's (codec[0]) */
+	if (t->has_gen)
+		(void) cosid_codec_fail_msg(err, detail,
+									"id %" PRId64 " is out of range for the generator's layout",
+									id->id);
+	else
+		(void) cosid_codec_fail_msg(err, detail, "id %" PRId64 " is out of range for layout %s",
 									id->id,
 									cosid_preset_name(it0->has_layout ? it0->layout :
 													  COSID_PRESET_SNOWFLAKE_MS));
-	}
-	cosid_layout_unpack(&t->layout, id->id >> t->uncertainty_bits, time, node, seq);
-	return true;
-}
-
-bool
-cosid_codec_time_ms(const CosidCodecPlan *p, int64_t time, int64_t *ms,
-					CosidCodecError *err)
-{
-	if (!cosid_layout_time_ms(&p->target.layout, time, COSID_TEXT_MS_LIMIT, ms))
-		return time_out_of_range(err);
-	return true;
-}
-
-bool
-cosid_codec_id_time_ms(const CosidCodecPlan *p, const CosidId *id, int64_t *ms,
-					   CosidCodecError *err)
-{
-	int64_t		time,
-				node,
-				seq;
-
-	return cosid_codec_id_parts(p, id, &time, &node, &seq, err) &&
-		cosid_codec_time_ms(p, time, ms, err);
 }
