@@ -33,6 +33,7 @@ MODULE_big = cosid
 DATA = $(wildcard sql/cosid--*.sql)
 CORE_OBJS = src/core/backoff.o src/core/ulid.o src/core/timegen.o src/core/text.o src/core/radix.o \
 	src/core/datetext.o src/core/parts.o src/core/grouped.o src/core/codec.o \
+	src/core/codec_run.o src/core/codec_encode.o src/core/codec_decode.o \
 	src/core/json.o src/core/definition.o
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
 	src/slot_manual.o src/slot_lease.o src/slot_citus.o src/worker.o src/wal.o src/gendef.o \
@@ -61,8 +62,7 @@ ifeq ($(EXISTING_SERVER),)
 REGRESS_OPTS += --temp-instance=./tmp_check --temp-config=$(srcdir)/test/cosid.conf
 ISOLATION_OPTS += --temp-instance=./tmp_check_iso --temp-config=$(srcdir)/test/cosid.conf
 endif
-EXTRA_CLEAN = $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec \
-	test/fuzz/fuzz_definition tmp build results tmp_check tmp_check_iso \
+EXTRA_CLEAN = $(UNIT_TESTS) $(FUZZERS) tmp build results tmp_check tmp_check_iso \
 	regression.diffs regression.out test/output_iso output_iso log
 
 ifndef PG_CONFIG
@@ -118,22 +118,16 @@ CORE_CFLAGS = -std=c11 -Wall -Wextra $(WERROR) -pedantic -g -O1 -Isrc
 
 # One cmocka binary per test/unit/test_*.c, each linked with all of src/core.
 UNIT_TESTS = $(basename $(wildcard test/unit/test_*.c))
+# One libFuzzer binary per test/fuzz/fuzz_*.c (scripts/test.sh runs each).
+FUZZERS = $(basename $(wildcard test/fuzz/fuzz_*.c))
 
 test/unit/test_%: test/unit/test_%.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	cc $(CORE_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(CORE_SRCS) -lcmocka
 
-test/fuzz/fuzz_ulid: test/fuzz/fuzz_ulid.c $(CORE_SRCS) $(wildcard src/core/*.h)
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_ulid.c $(CORE_SRCS)
-
-test/fuzz/fuzz_codec: test/fuzz/fuzz_codec.c $(CORE_SRCS) $(wildcard src/core/*.h)
-	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_codec.c $(CORE_SRCS)
-
-test/fuzz/fuzz_definition: test/fuzz/fuzz_definition.c $(CORE_SRCS) $(wildcard src/core/*.h)
-	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ test/fuzz/fuzz_definition.c $(CORE_SRCS)
+		-fno-sanitize-recover=all -o $@ $< $(CORE_SRCS)
 
 # PG: the PostgreSQL major version(s) for test, run, bench and deps, e.g.
 # make test PG=18; empty: test and deps take every one of COSID_PG_VERSIONS,
@@ -149,7 +143,7 @@ deps:
 unit: $(UNIT_TESTS)
 	for t in $(UNIT_TESTS); do ./$$t || exit 1; done
 
-fuzz: test/fuzz/fuzz_ulid test/fuzz/fuzz_codec test/fuzz/fuzz_definition
+fuzz: $(FUZZERS)
 
 run:
 	bash scripts/deps.sh --default
@@ -160,8 +154,7 @@ stop:
 	bash scripts/run.sh stop
 
 test: deps
-	$(MAKE) COSID_WERROR=1 $(UNIT_TESTS) test/fuzz/fuzz_ulid test/fuzz/fuzz_codec \
-		test/fuzz/fuzz_definition
+	$(MAKE) COSID_WERROR=1 $(UNIT_TESTS) $(FUZZERS)
 	bash scripts/test.sh
 
 bench:

@@ -2,9 +2,10 @@
 # make test: every suite on every PostgreSQL version, then one line
 # "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
 #
-#   scripts/test.sh [suite ...]     suites: unit fuzz docs regress isolation tap pgtap clients package
+#   scripts/test.sh [suite ...]     suites: architecture unit fuzz docs regress isolation tap
+#                                   pgtap clients package
 #
-# unit, fuzz and docs do not depend on PostgreSQL and run once; the others run on
+# architecture, unit, fuzz and docs do not depend on PostgreSQL and run once; the others run on
 # each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
 # (scripts/lib.sh), after cosid is built and installed for it
 # (scripts/pg.sh install; a build that fails is the failing suite pgN/build).
@@ -19,7 +20,7 @@ COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit fuzz docs regress isolation tap pgtap clients package)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(architecture unit fuzz docs regress isolation tap pgtap clients package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
 mapfile -t VERSIONS < <(pg_versions)
 [ ${#VERSIONS[@]} -gt 0 ] || exit 2
@@ -72,6 +73,16 @@ count_tap() {
 	bad=$(grep -oE 'Failed: [0-9]+\)' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
 	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
 	record "$suite" $((total - bad < 0 ? 0 : total - bad)) "$bad"
+}
+
+# ARCHITECTURE.md's module graph against the #include lines of src/: one
+# check (scripts/check_architecture.sh names every difference).
+suite_architecture() {
+	if bash "$REPO/scripts/check_architecture.sh" "$REPO"; then
+		record architecture 1 0
+	else
+		record architecture 0 1
+	fi
 }
 
 suite_unit() {
@@ -250,18 +261,18 @@ suite_package() {
 	record package "$ok" "$bad"
 }
 
-# The suites asked for, in their order: unit, fuzz and docs first, once; then the
+# The suites asked for, in their order: architecture, unit, fuzz and docs first, once; then the
 # per-version suites on every version; the package last.
 once=()
 per_version=()
 last=()
 for s in "${SUITES[@]}"; do
 	case "$s" in
-	unit | fuzz | docs) once+=("$s") ;;
+	architecture | unit | fuzz | docs) once+=("$s") ;;
 	regress | isolation | tap | pgtap | clients) per_version+=("$s") ;;
 	package) last+=("$s") ;;
 	*)
-		echo "test: no suite '$s' (suites: unit fuzz docs regress isolation tap pgtap clients package)" >&2
+		echo "test: no suite '$s' (suites: architecture unit fuzz docs regress isolation tap pgtap clients package)" >&2
 		exit 2
 		;;
 	esac

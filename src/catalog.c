@@ -11,7 +11,6 @@
  * cache definitions (gencache.c does).
  */
 #include "catalog.h"
-#include "citus.h"
 #include "genstate.h"
 
 #include "access/xact.h"
@@ -193,8 +192,8 @@ cosid_catalog_changed(PG_FUNCTION_ARGS)
 void
 cosid_catalog_check_sequence(const CosidGenDef *def)
 {
-	if (def->strategy == COSID_STRATEGY_SEGMENT &&
-		def->distributor == COSID_DISTRIBUTOR_LOCAL && !OidIsValid(def->seqid))
+	if (def->spec.strategy == COSID_STRATEGY_SEGMENT &&
+		def->spec.distributor == COSID_DISTRIBUTOR_LOCAL && !OidIsValid(def->seqid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("segment generator \"%s\" has lost its backing sequence", def->name),
@@ -232,7 +231,7 @@ static const char *const read_sql[2][2] = {
  */
 void
 cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config,
-		 CosidGenDef *stored, Oid *owner, const char *hint)
+		 CosidGenDef *stored, const char *hint)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
@@ -244,13 +243,6 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	int			ret;
 	bool		v13 = cosid_catalog_is_1_3();
 
-	/*
-	 * A Citus worker issues with the coordinator's generators (citus.c);
-	 * its own rows (from before it joined) only for names they lack.
-	 */
-	if (!for_update && v13 && cosid_citus_role() == COSID_CITUS_WORKER &&
-		cosid_citus_read(name, fresh, config, stored, owner))
-		return;
 	/* a parallel worker reads what its leader's snapshot shows */
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)
@@ -268,18 +260,17 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	desc = SPI_tuptable->tupdesc;
 	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
 	*config = DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 2, &isnull));
-	stored->strategy = cosid_strategy_from_name(strategy);
-	if (COSID_TIME_BASED(stored->strategy))
+	stored->spec.strategy = cosid_strategy_from_name(strategy);
+	if (COSID_TIME_BASED(stored->spec.strategy))
 	{
-		stored->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-		stored->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-		stored->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-		stored->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-		stored->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-		stored->layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
+		stored->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+		stored->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+		stored->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+		stored->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+		stored->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+		stored->spec.layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
 	}
-	*owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
-	stored->owner = *owner;
+	stored->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
 	d = SPI_getbinval(tup, desc, 10, &isnull);
 	/* none: time-based, or segments from the lease store (callers check) */
 	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);

@@ -53,12 +53,12 @@ extern bool cosid_catalog_is_1_3(void);
 /*
  * Read the stored row of a generator (SPI connected): its definition's
  * jsonb in *config, what the catalog's columns say in *stored (strategy,
- * layout, sequence, row version, owner, bound codec functions).  42704 when
- * there is none.
+ * layout, sequence, owner, bound codec functions, identity, counter's
+ * database).  42704 when there is none.
  * fresh: with a snapshot taken now (a lookup for the hot path).
  */
 extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
-							   Jsonb **config, CosidGenDef *stored, Oid *owner,
+							   Jsonb **config, CosidGenDef *stored,
 							   const char *hint);
 
 /* This transaction changed the catalog: backends re-read at its end. */

@@ -313,7 +313,7 @@ column(HeapTuple tup, Relation rel, const char *name, bool *isnull)
 }
 
 bool
-cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stored, Oid *owner)
+cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stored)
 {
 	Oid			relid = mirror_relid();
 	Oid			placement;
@@ -340,27 +340,26 @@ cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stor
 		if (isnull || strcmp(TextDatumGetCString(d), name) != 0)
 			continue;
 		found = true;
-		stored->strategy = cosid_strategy_from_name(TextDatumGetCString(column(tup, rel, "strategy", &isnull)));
+		stored->spec.strategy = cosid_strategy_from_name(TextDatumGetCString(column(tup, rel, "strategy", &isnull)));
 		*config = DatumGetJsonbPCopy(column(tup, rel, "config", &isnull));
-		if (COSID_TIME_BASED(stored->strategy))
+		if (COSID_TIME_BASED(stored->spec.strategy))
 		{
-			stored->layout.epoch_ms = DatumGetInt64(column(tup, rel, "epoch_ms", &isnull));
-			stored->layout.unit_ms = DatumGetInt32(column(tup, rel, "unit_ms", &isnull));
-			stored->layout.time_bits = DatumGetInt32(column(tup, rel, "time_bits", &isnull));
-			stored->layout.node_bits = DatumGetInt32(column(tup, rel, "node_bits", &isnull));
-			stored->layout.seq_bits = DatumGetInt32(column(tup, rel, "seq_bits", &isnull));
-			stored->layout.seq_reset_threshold = DatumGetInt64(column(tup, rel, "seq_reset_threshold", &isnull));
+			stored->spec.layout.epoch_ms = DatumGetInt64(column(tup, rel, "epoch_ms", &isnull));
+			stored->spec.layout.unit_ms = DatumGetInt32(column(tup, rel, "unit_ms", &isnull));
+			stored->spec.layout.time_bits = DatumGetInt32(column(tup, rel, "time_bits", &isnull));
+			stored->spec.layout.node_bits = DatumGetInt32(column(tup, rel, "node_bits", &isnull));
+			stored->spec.layout.seq_bits = DatumGetInt32(column(tup, rel, "seq_bits", &isnull));
+			stored->spec.layout.seq_reset_threshold = DatumGetInt64(column(tup, rel, "seq_reset_threshold", &isnull));
 		}
 		/* roles are the cluster's (Citus creates them on every node), OIDs the node's */
 		rolname = TextDatumGetCString(column(tup, rel, "owner", &isnull));
-		*owner = get_role_oid(rolname, true);
-		if (!OidIsValid(*owner))
+		stored->owner = get_role_oid(rolname, true);
+		if (!OidIsValid(stored->owner))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_OBJECT),
 					 errmsg("role \"%s\", the owner of generator \"%s\", does not exist on this node",
 							rolname, name),
 					 errhint("Create the role on the coordinator: Citus creates it on every node.")));
-		stored->owner = *owner;
 		stored->seqid = InvalidOid;
 		stored->owns_sequence = false;
 		/* a custom codec's functions: by the qualified names the coordinator bound */

@@ -40,6 +40,6 @@ extern void cosid_citus_mirror(const char *name);
  * this node's placement of the reference table; false when it has none.
  */
 extern bool cosid_citus_read(const char *name, bool fresh, Jsonb **config,
-							 CosidGenDef *stored, Oid *owner);
+							 CosidGenDef *stored);
 
 #endif

@@ -1,12 +1,14 @@
 /*
  * codecbind.c - codec lists on the PostgreSQL side (see codecbind.h): a list
- * parsed by src/core/codec.c, bound to time zones, SQL functions and a
- * generator's layout, and the pipeline that runs it both ways.
+ * parsed, prepared and run by src/core (codec.h), bound here to what only
+ * the server has: time zones, SQL functions and a generator.
  *
  * Owns: binding (zones; custom functions: a generator's fixed by OID, the
- * owner rule, who they run as; which items an immutable list may hold) and
- * running a bound list.  Must not: look generators up or read the catalog
- * (its callers hand it a definition), or be bound per row (callers keep the
+ * owner rule, who they run as), the hooks the pipeline calls (local times
+ * through pg_tz, custom functions through fmgr), and raising the pipeline's
+ * failures with their SQLSTATEs.  Must not: decide what a list may hold or
+ * how text reads (core does), look generators up or read the catalog (its
+ * callers hand it a definition), or be bound per row (callers keep the
  * result).
  */
 #include "codecbind.h"
@@ -30,33 +32,34 @@
 #include "utils/timestamp.h"
 
 /*
- * Whether the list being bound is ad hoc: its errors say "invalid codec
- * list", a generator's "invalid generator definition".
+ * A bad key: an ad hoc list's errors (gen NULL) say "invalid codec list", a
+ * generator's "invalid generator definition".
  */
-static bool binding_adhoc = false;
+#define key_error(gen, path, ...) cosid_invalid_key((gen) == NULL, path, __VA_ARGS__)
 
-#define key_error(path, ...) cosid_invalid_key(binding_adhoc, path, __VA_ARGS__)
-
+/* The JSON path of item i's key, for a message. */
 static char *
-item_path(const char *prefix, int i, CosidCodecKind k, const char *key)
+item_path(const CosidCodecRt *rt, int i, const char *key)
 {
-	return key ? psprintf("%s[%d].%s.%s", prefix, i, cosid_codec_kind_name(k), key)
-		: psprintf("%s[%d].%s", prefix, i, cosid_codec_kind_name(k));
+	char		path[256];
+
+	cosid_codec_item_path(&rt->plan.codec, i, "codec", key, path, sizeof(path));
+	return pstrdup(path);
 }
 
 static pg_tz *
-bind_zone(const char *zone, const char *path)
+bind_zone(const char *zone, const CosidGenDef *gen, const char *path)
 {
 	pg_tz	   *tz = pg_tzset(zone ? zone : "UTC");
 
 	if (tz == NULL)
-		key_error(path, "unknown time zone \"%s\"", zone);
+		key_error(gen, path, "unknown time zone \"%s\"", zone);
 	return tz;
 }
 
 /*
  * "schema.f(bigint)": a function of one argument as the catalog's codec list
- * names it (written by cosid_codec_qualify, and by the updates to 1.1 and
+ * names it (written by cosid_codecbind_qualify, and by the updates to 1.1 and
  * 1.3, which format it the same way).
  */
 static char *
@@ -135,49 +138,91 @@ check_function_owner(Oid fn, const CosidGenDef *gen, const char *path)
  * catalog; a list given to cosid_define or cosid_alter, or ad hoc, needs
  * EXECUTE for the caller.
  */
+/*
+ * A generator's function fixed by OID: it must still exist and still be the
+ * function the list names.
+ */
+static Oid
+stored_function(const char *sig, Oid fn, const CosidGenDef *gen, const char *path)
+{
+	char	   *now;
+
+	if (!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("custom codec function %s of generator \"%s\" no longer exists",
+						sig, gen->name),
+				 errdetail("At %s: the generator's codec was bound to that function (OID %u), which "
+						   "was dropped.  A function created again under its name is not used.",
+						   path, fn),
+				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+						 "in it are resolved then.")));
+	/*
+	 * The OID still names the function the list names: an OID copied from
+	 * another cluster (pg_upgrade gives functions new OIDs) or taken by a new
+	 * function after OID wraparound is never used, and neither is a function
+	 * renamed or moved since.
+	 */
+	now = qualified_signature(fn);
+	if (strcmp(now, sig) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("custom codec function %s of generator \"%s\" is not the function its codec was bound to",
+						sig, gen->name),
+				 errdetail("At %s: the codec was bound to function OID %u, which is now %s: the function "
+						   "was renamed or moved, or the database was upgraded with pg_upgrade, which "
+						   "gives functions new OIDs.", path, fn, now),
+				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
+						 "in it are resolved then.")));
+	return fn;
+}
+
+/*
+ * A function found by name: the caller's way, or for a stored generator of a
+ * catalog from before 1.3 with search_path = pg_catalog, pg_temp.
+ */
+static Oid
+function_by_name(const char *sig, CosidBindMode mode, const CosidGenDef *gen,
+				 const char *path)
+{
+	LOCAL_FCINFO(lookup, 1);
+	Datum		d;
+	int			nest = -1;
+	Oid			fn = InvalidOid;
+
+	if (mode == COSID_BIND_STORED)
+	{
+		nest = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	}
+	/* to_regprocedure() answers NULL for a function that does not exist */
+	InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
+	lookup->args[0].value = CStringGetTextDatum(sig);
+	lookup->args[0].isnull = false;
+	d = to_regprocedure(lookup);
+	if (!lookup->isnull)
+		fn = DatumGetObjectId(d);
+	if (nest >= 0)
+		AtEOXact_GUC(false, nest);
+	if (fn == InvalidOid)
+		key_error(gen, path, "function %s does not exist", sig);
+	return fn;
+}
+
 static void
 bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *path,
 			  CosidBindMode mode, const CosidGenDef *gen, FmgrInfo *finfo, MemoryContext cxt)
 {
-	Oid			fn = InvalidOid;
+	Oid			fn;
 	Oid		   *argtypes;
 	int			nargs;
 	Oid			ret;
 	Oid			user = mode == COSID_BIND_STORED ? gen->owner : GetUserId();
 
 	if (gen != NULL && OidIsValid(gen->codec_fns[which]))
-	{
-		char	   *now;
-
-		fn = gen->codec_fns[which];
-		if (!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn)))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("custom codec function %s of generator \"%s\" no longer exists",
-							sig, gen->name),
-					 errdetail("At %s: the generator's codec was bound to that function (OID %u), which "
-							   "was dropped.  A function created again under its name is not used.",
-							   path, fn),
-					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
-							 "in it are resolved then.")));
-		/*
-		 * The OID still names the function the list names: an OID copied
-		 * from another cluster (pg_upgrade gives functions new OIDs) or
-		 * taken by a new function after OID wraparound is never used, and
-		 * neither is a function renamed or moved since.
-		 */
-		now = qualified_signature(fn);
-		if (strcmp(now, sig) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("custom codec function %s of generator \"%s\" is not the function its codec was bound to",
-							sig, gen->name),
-					 errdetail("At %s: the codec was bound to function OID %u, which is now %s: the function "
-							   "was renamed or moved, or the database was upgraded with pg_upgrade, which "
-							   "gives functions new OIDs.", path, fn, now),
-					 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
-							 "in it are resolved then.")));
-	}
+		fn = stored_function(sig, gen->codec_fns[which], gen, path);
 	else if (mode == COSID_BIND_STORED && !gen->codec_by_name)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -187,42 +232,19 @@ bind_function(const char *sig, int which, Oid argtype, Oid rettype, const char *
 				 errhint("Bind the codec again with cosid_alter(), giving its \"codec\": the names "
 						 "in it are resolved then.")));
 	else
-	{
-		LOCAL_FCINFO(lookup, 1);
-		Datum		d;
-		int			nest = -1;
-
-		if (mode == COSID_BIND_STORED)
-		{
-			nest = NewGUCNestLevel();
-			(void) set_config_option("search_path", "pg_catalog, pg_temp",
-									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-									 true, 0, false);
-		}
-		/* to_regprocedure() answers NULL for a function that does not exist */
-		InitFunctionCallInfoData(*lookup, NULL, 1, InvalidOid, NULL, NULL);
-		lookup->args[0].value = CStringGetTextDatum(sig);
-		lookup->args[0].isnull = false;
-		d = to_regprocedure(lookup);
-		if (!lookup->isnull)
-			fn = DatumGetObjectId(d);
-		if (nest >= 0)
-			AtEOXact_GUC(false, nest);
-		if (fn == InvalidOid)
-			key_error(path, "function %s does not exist", sig);
-	}
+		fn = function_by_name(sig, mode, gen, path);
 	if (gen != NULL)
 		check_function_owner(fn, gen, path);
 	ret = get_func_signature(fn, &argtypes, &nargs);
 	if (nargs != 1 || argtypes[0] != argtype || ret != rettype)
-		key_error(path, "expected a function of (%s) returning %s",
-					format_type_be(argtype), format_type_be(rettype));
+		key_error(gen, path, "expected a function of (%s) returning %s",
+				  format_type_be(argtype), format_type_be(rettype));
 	/* cosid_encode and cosid_decode promise STABLE and PARALLEL SAFE */
 	if (func_volatile(fn) == PROVOLATILE_VOLATILE || func_parallel(fn) != PROPARALLEL_SAFE)
-		key_error(path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
+		key_error(gen, path, "function %s must be IMMUTABLE or STABLE, and PARALLEL SAFE", sig);
 	/* a generator outlives the session: its functions must too */
 	if (mode == COSID_BIND_DEFINE && isAnyTempNamespace(get_func_namespace(fn)))
-		key_error(path, "function %s is temporary; a generator's codec needs a permanent function", sig);
+		key_error(gen, path, "function %s is temporary; a generator's codec needs a permanent function", sig);
 	if (cosid_proc_aclcheck(fn, user, ACL_EXECUTE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -284,7 +306,7 @@ set_custom_name(Jsonb *config, int i, const char *key, Oid fn)
 }
 
 Jsonb *
-cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
+cosid_codecbind_qualify(Jsonb *config, const CosidCodecRt *rt)
 {
 	if (rt->custom_item < 0)
 		return config;
@@ -293,26 +315,13 @@ cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt)
 }
 
 bool
-cosid_codec_functions(const CosidCodecRt *rt, Oid fns[2])
+cosid_codecbind_functions(const CosidCodecRt *rt, Oid fns[2])
 {
 	if (rt->custom_item < 0)
 		return false;
 	fns[0] = rt->encode_fn.fn_oid;
 	fns[1] = rt->decode_fn.fn_oid;
 	return true;
-}
-
-/*
- * Whether a friendly item's zone is UTC (absent, or "UTC" in any case, as
- * pg_tzset() reads it): the one zone whose rules are fixed by definition.
- * Every other name, "Etc/UTC" and "GMT" included, is a file of the time zone
- * database, which an update (or another system's tzdata) may change; a
- * bound UTC is not looked up there at all (zones[i] NULL: plain arithmetic).
- */
-static bool
-zone_is_utc(const char *zone)
-{
-	return zone == NULL || pg_strcasecmp(zone, "UTC") == 0;
 }
 
 static void
@@ -327,244 +336,22 @@ impure_error(const char *path, const char *why)
 					 "every item, but are STABLE.")));
 }
 
-/*
- * COSID_BIND_IMMUTABLE: refuse the first item whose text depends on
- * anything but the input, in list order.  Decided item by item (codec.h):
- *
- * - radix, prefix, suffix: the digits and strings of the list alone.
- * - grouped: arithmetic on the number and the Gregorian calendar (is the
- *   period a date); its group is the list's ("day" by default).  The zone
- *   of a periodic segment generator decides which period a new number is
- *   in when it is issued, never the text of a given number.
- * - friendly: the id's time as a local time in its zone; the layout is a
- *   preset, fixed in the code.  A zone's offsets and transitions come from
- *   the time zone database and change with it (Brazil, Mexico, Egypt and
- *   others changed theirs lately), so only UTC passes, and is computed
- *   without the database.  PostgreSQL ignores leap seconds, and so does
- *   this: UTC is plain arithmetic on Unix milliseconds.
- * - date-prefix: "NOW" (the default without a generator) is the clock;
- *   "ID_TIME" needs a generator's layout, which cosid_alter can change
- *   (and ad hoc lists refuse it in any case).
- * - custom: SQL functions named by text, resolved when the list is bound,
- *   through the caller's search_path and privileges.  The same expression
- *   could run other functions in another session or after a function is
- *   dropped and created again, and PostgreSQL records no dependency of an
- *   index on a function named inside a jsonb constant.  Refused: an
- *   IMMUTABLE function of the user's goes straight into the index
- *   expression, where PostgreSQL checks and records it.
- * - parts-radix, parts-friendly: only for cosid80 generators, whose 80-bit
- *   ids no bigint holds; the bind below refuses them ad hoc (after
- *   parts-friendly's zone, as for friendly).
- */
-static void
-check_immutable(const CosidCodec *codec, const char *prefix)
-{
-	for (int i = 0; i < codec->nitems; i++)
-	{
-		const CosidCodecItem *it = &codec->items[i];
-
-		switch (it->kind)
-		{
-			case COSID_CODEC_FRIENDLY:
-			case COSID_CODEC_PARTS_FRIENDLY:
-				if (!zone_is_utc(it->zone))
-					impure_error(item_path(prefix, i, it->kind, "zone"),
-								 psprintf("%s in time zone \"%s\" depends on that zone's rules, "
-										  "which time zone data updates change; only UTC (the default) is fixed",
-										  cosid_codec_kind_name(it->kind), it->zone));
-				break;
-			case COSID_CODEC_DATE_PREFIX:
-				if (it->has_source && it->source == COSID_SOURCE_ID_TIME)
-					impure_error(item_path(prefix, i, it->kind, "source"),
-								 "date-prefix of source \"ID_TIME\" depends on a generator's layout, "
-								 "which cosid_alter can change; an immutable list names no generator");
-				impure_error(item_path(prefix, i, it->kind, it->has_source ? "source" : NULL),
-							 "date-prefix depends on the clock: it shows the date of \"NOW\" "
-							 "(the default without a generator)");
-				break;
-			case COSID_CODEC_CUSTOM:
-				impure_error(item_path(prefix, i, it->kind, NULL),
-							 "custom depends on the functions its names find through the search_path "
-							 "when the list is bound; call an IMMUTABLE function directly in the "
-							 "expression instead");
-				break;
-			case COSID_CODEC_RADIX:
-			case COSID_CODEC_PARTS_RADIX:
-			case COSID_CODEC_GROUPED:
-			case COSID_CODEC_PREFIX:
-			case COSID_CODEC_SUFFIX:
-				break;
-		}
-	}
-}
+/* ---------- the hooks ---------- */
 
 /*
- * Parse a codec list and bind it for a generator (gen != NULL) or for ad-hoc
- * use.  Errors name the JSON path; strategy rules are checked here.
+ * The local time of Unix milliseconds in a zone, as timestamp2tm() gives it
+ * (core checks the range first, and the years after).
  */
-CosidCodecRt *
-cosid_codec_bind(const char *json, size_t len, const CosidGenDef *gen,
-				 CosidBindMode mode, MemoryContext cxt)
-{
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	CosidCodecRt *rt = palloc0(sizeof(CosidCodecRt));
-	char		path[256];
-	char		msg[512];
-	const char *prefix = "codec";
-
-	binding_adhoc = gen == NULL;
-	if (json != NULL)
-	{
-		if (!cosid_codec_parse(json, len, prefix, cosid_core_alloc, cxt,
-							   &rt->codec, path, sizeof(path), msg, sizeof(msg)))
-			key_error(path, "%s", msg);
-	}
-
-	Assert(gen != NULL ? mode == COSID_BIND_DEFINE || mode == COSID_BIND_STORED :
-		   mode == COSID_BIND_CALLER || mode == COSID_BIND_IMMUTABLE);
-	if (mode == COSID_BIND_IMMUTABLE)
-		check_immutable(&rt->codec, prefix);
-	rt->custom_item = -1;
-	rt->has_gen = gen != NULL;
-	if (gen)
-	{
-		rt->layout = gen->layout;
-		rt->strategy = gen->strategy;
-		rt->uncertainty_bits = gen->uncertainty_bits;
-	}
-
-	/* a segment number has no time, node or sequence to show */
-	if (gen && gen->strategy == COSID_STRATEGY_SEGMENT)
-	{
-		for (int i = 0; i < rt->codec.nitems; i++)
-		{
-			CosidCodecItem *it = &rt->codec.items[i];
-
-			if (it->kind == COSID_CODEC_FRIENDLY || it->kind == COSID_CODEC_PARTS_RADIX ||
-				it->kind == COSID_CODEC_PARTS_FRIENDLY)
-				key_error(item_path(prefix, i, it->kind, NULL),
-							"needs a time-based generator; a segment number has no time, node or sequence");
-			if (it->kind == COSID_CODEC_DATE_PREFIX && it->has_source &&
-				it->source == COSID_SOURCE_ID_TIME)
-				key_error(item_path(prefix, i, it->kind, "source"),
-							"\"ID_TIME\" needs a time-based generator; a segment number has no time");
-		}
-	}
-
-	for (int i = 0; i < rt->codec.nitems; i++)
-	{
-		CosidCodecItem *it = &rt->codec.items[i];
-
-		/* on a cosid80 generator, radix and friendly mean the parts forms */
-		if (gen && gen->strategy == COSID_STRATEGY_COSID80)
-		{
-			if (it->kind == COSID_CODEC_RADIX)
-				it->kind = COSID_CODEC_PARTS_RADIX;
-			else if (it->kind == COSID_CODEC_FRIENDLY)
-				it->kind = COSID_CODEC_PARTS_FRIENDLY;
-		}
-
-		switch (it->kind)
-		{
-			case COSID_CODEC_FRIENDLY:
-				if (gen && gen->uncertainty_bits > 0)
-					key_error(item_path(prefix, i, it->kind, NULL),
-								"not available with uncertainty-bits, whose random bits it would drop");
-				if (gen && it->has_layout)
-					key_error(item_path(prefix, i, it->kind, "layout"),
-								"a generator's codec uses the generator's layout");
-				if (!gen)
-				{
-					rt->layout = cosid_preset_layout(it->has_layout ? it->layout :
-													 COSID_PRESET_SNOWFLAKE_MS);
-					if (cosid_layout_total_bits(&rt->layout) > 63)
-						key_error(item_path(prefix, i, it->kind, "layout"),
-									"%s ids do not fit a bigint", cosid_preset_name(it->layout));
-				}
-				/* immutable: UTC (checked above), without the zone database */
-				rt->zones[i] = mode == COSID_BIND_IMMUTABLE ? NULL :
-					bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
-				break;
-			case COSID_CODEC_PARTS_RADIX:
-			case COSID_CODEC_PARTS_FRIENDLY:
-				if (!gen || gen->strategy != COSID_STRATEGY_COSID80)
-					key_error(item_path(prefix, i, it->kind, NULL),
-								"only for a generator of strategy \"cosid80\"");
-				if (it->kind == COSID_CODEC_PARTS_FRIENDLY)
-					rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
-				break;
-			case COSID_CODEC_GROUPED:
-				if (gen && (gen->strategy != COSID_STRATEGY_SEGMENT || gen->group == COSID_GROUP_NONE))
-					key_error(item_path(prefix, i, it->kind, NULL),
-								"only for a segment generator with a \"group\"");
-				if (gen)
-					it->group = gen->group; /* the generator's period */
-				break;
-			case COSID_CODEC_CUSTOM:
-				if (gen && gen->strategy == COSID_STRATEGY_COSID80)
-					key_error(item_path(prefix, i, it->kind, NULL),
-								"not available for strategy \"cosid80\", whose ids do not fit a bigint");
-				bind_function(it->encode_fn, 0, INT8OID, TEXTOID,
-							  item_path(prefix, i, it->kind, "encode"), mode,
-							  gen, &rt->encode_fn, cxt);
-				bind_function(it->decode_fn, 1, TEXTOID, INT8OID,
-							  item_path(prefix, i, it->kind, "decode"), mode,
-							  gen, &rt->decode_fn, cxt);
-				rt->custom_item = i;
-				rt->run_as = gen == NULL ? InvalidOid : gen->owner;
-				break;
-			case COSID_CODEC_DATE_PREFIX:
-				if (!it->has_source)
-					it->source = gen && COSID_TIME_BASED(gen->strategy) ?
-						COSID_SOURCE_ID_TIME : COSID_SOURCE_NOW;
-				else if (it->source == COSID_SOURCE_ID_TIME && !gen)
-					key_error(item_path(prefix, i, it->kind, "source"),
-								"\"ID_TIME\" needs a time-based generator: use cosid_encode(name, id)");
-				rt->zones[i] = bind_zone(it->zone, item_path(prefix, i, it->kind, "zone"));
-				break;
-			default:
-				break;
-		}
-	}
-	MemoryContextSwitchTo(old);
-	return rt;
-}
-
-/* ---------- time in a zone ---------- */
-
-/*
- * Text forms show years 1 to 9999: any Unix millisecond beyond +-2^48
- * (about 8900 years from 1970) is outside that in every zone, and below it
- * the conversion to timestamptz cannot overflow.
- */
-#define TEXT_MS_LIMIT (INT64CONST(1) << 48)
-
-static void
-time_text_out_of_range(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("time of the id is out of range for its text form"),
-			 errdetail("Text forms show years 1 to 9999.")));
-}
-
-/*
- * The local time of Unix milliseconds in a zone; zone NULL is UTC by
- * arithmetic alone (timestamp2tm() with no zone wanted), never the session's
- * zone.
- */
-static void
-ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
+static bool
+hook_to_local(void *ctx, const void *zone, int64_t ms, CosidTm *out)
 {
 	struct pg_tm tm;
 	fsec_t		fsec;
 	int			tzoff;
 
-	if (ms < -TEXT_MS_LIMIT || ms > TEXT_MS_LIMIT ||
-		timestamp2tm(cosid_ms_to_timestamptz(ms), zone != NULL ? &tzoff : NULL,
-					 &tm, &fsec, NULL, zone) != 0 ||
-		tm.tm_year < 1 || tm.tm_year > 9999)
-		time_text_out_of_range();
+	if (timestamp2tm(cosid_ms_to_timestamptz(ms), &tzoff, &tm, &fsec, NULL,
+					 (pg_tz *) zone) != 0)
+		return false;
 	out->year = tm.tm_year;
 	out->month = tm.tm_mon;
 	out->day = tm.tm_mday;
@@ -572,606 +359,288 @@ ms_to_tm(int64 ms, pg_tz *zone, CosidTm *out)
 	out->minute = tm.tm_min;
 	out->second = tm.tm_sec;
 	out->millis = fsec / 1000;
+	return true;
 }
 
 /*
- * The instant of a local time, resolved as CosId (java.time) does: a time
+ * The offset of a local time, resolved as CosId (java.time) does: a time
  * the clocks repeat takes the earlier instant, a time they skip moves
  * forward by the gap (cosid_zone_offset_for_local).  PostgreSQL's own
  * DetermineTimeZoneOffset() takes the later instant of a repeated time, so
- * this finds the zone's change around it as that function does and decides
- * itself.  False with msg when the fields are not a date (30 February).
- * Zone NULL is UTC, by arithmetic alone.
+ * this finds the zone's change around it as that function does and lets
+ * core decide.
  */
-static bool
-tm_to_ms(const CosidTm *in, pg_tz *zone, int64 *ms, char *msg, size_t msglen)
+static int64_t
+hook_local_offset(void *ctx, const void *zone, int64_t local)
 {
-	pg_time_t	local;
-	pg_time_t	prev;
+	pg_time_t	prev = (pg_time_t) local - SECS_PER_DAY;
 	pg_time_t	boundary;
 	long int	before_gmtoff;
 	long int	after_gmtoff;
 	int			before_isdst;
 	int			after_isdst;
-	int64		gmtoff;
 	int			res;
-
-	if (!cosid_date_valid(in->year, in->month, in->day, msg, msglen))
-		return false;
-	local = (pg_time_t) (date2j(in->year, in->month, in->day) - UNIX_EPOCH_JDATE) * SECS_PER_DAY +
-		in->hour * SECS_PER_HOUR + in->minute * SECS_PER_MINUTE + in->second;
-	if (zone == NULL)
-	{
-		*ms = local * 1000 + in->millis;
-		return true;
-	}
 
 	/*
 	 * As DetermineTimeZoneOffset(): offsets are under a day and changes at
 	 * least two days apart, so the first change after a day earlier is the
 	 * one that matters, if any.
 	 */
-	prev = local - SECS_PER_DAY;
 	res = pg_next_dst_boundary(&prev, &before_gmtoff, &before_isdst, &boundary,
-							   &after_gmtoff, &after_isdst, zone);
+							   &after_gmtoff, &after_isdst, (pg_tz *) zone);
 	if (res < 0)
 	{
 		/* cannot happen for years 1..9999; PostgreSQL's answer then */
 		struct pg_tm tm;
+		int64		days = local / SECS_PER_DAY;
+		int64		secs = local % SECS_PER_DAY;
 
+		if (secs < 0)
+		{
+			secs += SECS_PER_DAY;
+			days--;
+		}
 		memset(&tm, 0, sizeof(tm));
-		tm.tm_year = in->year;
-		tm.tm_mon = in->month;
-		tm.tm_mday = in->day;
-		tm.tm_hour = in->hour;
-		tm.tm_min = in->minute;
-		tm.tm_sec = in->second;
-		gmtoff = -DetermineTimeZoneOffset(&tm, zone);
+		j2date((int) (days + UNIX_EPOCH_JDATE), &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
+		tm.tm_hour = (int) (secs / SECS_PER_HOUR);
+		tm.tm_min = (int) (secs / SECS_PER_MINUTE % 60);
+		tm.tm_sec = (int) (secs % 60);
+		return -DetermineTimeZoneOffset(&tm, (pg_tz *) zone);
 	}
-	else if (res == 0)
-		gmtoff = before_gmtoff; /* no change ahead: one offset */
-	else
-		gmtoff = cosid_zone_offset_for_local(local, before_gmtoff, boundary, after_gmtoff);
-	*ms = (local - gmtoff) * 1000 + in->millis;
-	return true;
+	if (res == 0)
+		return before_gmtoff;	/* no change ahead: one offset */
+	return cosid_zone_offset_for_local(local, before_gmtoff, boundary, after_gmtoff);
 }
 
-/* ---------- the pipeline ---------- */
+static void
+hook_custom_encode(void *ctx, int64_t id, const char **s, size_t *len)
+{
+	const CosidCodecRt *rt = ctx;
+	text	   *t = DatumGetTextPP(call_custom(rt, &rt->encode_fn, Int64GetDatum(id)));
+
+	*s = VARDATA_ANY(t);
+	*len = VARSIZE_ANY_EXHDR(t);
+}
+
+static int64_t
+hook_custom_decode(void *ctx, const char *s, size_t len)
+{
+	const CosidCodecRt *rt = ctx;
+
+	return DatumGetInt64(call_custom(rt, &rt->decode_fn,
+									 PointerGetDatum(cstring_to_text_with_len(s, len))));
+}
+
+static const CosidCodecHooks codec_hooks = {
+	hook_to_local, hook_local_offset, hook_custom_encode, hook_custom_decode
+};
+
+/* ---------- binding ---------- */
+
+/* What the rules and the pipeline need of a generator (NULL: ad hoc). */
+static void
+gen_target(const CosidGenDef *gen, CosidCodecTarget *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (gen == NULL)
+		return;
+	t->has_gen = true;
+	t->time_based = COSID_TIME_BASED(gen->spec.strategy);
+	t->wide = gen->spec.strategy == COSID_STRATEGY_COSID80;
+	t->layout = gen->spec.layout;
+	t->uncertainty_bits = gen->spec.uncertainty_bits;
+	t->group = gen->spec.group;
+}
+
+/* Item i's zone and functions, after its rules. */
+static void
+bind_item(CosidCodecRt *rt, int i, const CosidGenDef *gen, CosidBindMode mode,
+		  MemoryContext cxt)
+{
+	const CosidCodecItem *it = &rt->plan.codec.items[i];
+
+	switch (it->kind)
+	{
+		case COSID_CODEC_FRIENDLY:
+			/* immutable: UTC (checked by core), without the zone database */
+			if (mode != COSID_BIND_IMMUTABLE)
+				rt->plan.zones[i] = bind_zone(it->zone, gen, item_path(rt, i, "zone"));
+			break;
+		case COSID_CODEC_PARTS_FRIENDLY:
+		case COSID_CODEC_DATE_PREFIX:
+			rt->plan.zones[i] = bind_zone(it->zone, gen, item_path(rt, i, "zone"));
+			break;
+		case COSID_CODEC_CUSTOM:
+			bind_function(it->encode_fn, 0, INT8OID, TEXTOID, item_path(rt, i, "encode"),
+						  mode, gen, &rt->encode_fn, cxt);
+			bind_function(it->decode_fn, 1, TEXTOID, INT8OID, item_path(rt, i, "decode"),
+						  mode, gen, &rt->decode_fn, cxt);
+			rt->custom_item = i;
+			rt->run_as = gen == NULL ? InvalidOid : gen->owner;
+			break;
+		default:
+			break;
+	}
+}
 
 /*
- * The text being decoded, as a C string for messages: up to its first NUL,
+ * Prepare a parsed list (core's rules, in list order) and bind it item by
+ * item, in the current memory context (cxt, the caller's).
+ */
+static CosidCodecRt *
+bind_list(const CosidCodec *codec, const CosidGenDef *gen, CosidBindMode mode,
+		  MemoryContext cxt)
+{
+	CosidCodecRt *rt = palloc0(sizeof(CosidCodecRt));
+	CosidCodecTarget target;
+	CosidCodecRule r;
+	char		path[256];
+	char		msg[512];
+
+	Assert(gen != NULL ? mode == COSID_BIND_DEFINE || mode == COSID_BIND_STORED :
+		   mode == COSID_BIND_CALLER || mode == COSID_BIND_IMMUTABLE);
+	gen_target(gen, &target);
+	r = cosid_codec_prepare(&rt->plan, codec, &target, mode == COSID_BIND_IMMUTABLE,
+							"codec", path, sizeof(path), msg, sizeof(msg));
+	if (r == COSID_CODEC_RULE_IMPURE)
+		impure_error(path, msg);
+	if (r != COSID_CODEC_RULE_OK)
+		key_error(gen, path, "%s", msg);
+	rt->custom_item = -1;
+	for (int i = 0; i < rt->plan.codec.nitems; i++)
+	{
+		if (cosid_codec_prepare_item(&rt->plan, i, "codec", path, sizeof(path),
+									 msg, sizeof(msg)) != COSID_CODEC_RULE_OK)
+			key_error(gen, path, "%s", msg);
+		bind_item(rt, i, gen, mode, cxt);
+	}
+	rt->plan.hooks = &codec_hooks;
+	rt->plan.hooks_ctx = rt;
+	return rt;
+}
+
+CosidCodecRt *
+cosid_codecbind_adhoc(const char *json, size_t len, CosidBindMode mode,
+					  MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	CosidCodec	codec;
+	char		path[256];
+	char		msg[512];
+	CosidCodecRt *rt;
+
+	if (!cosid_codec_parse(json, len, "codec", cosid_core_alloc, cxt, &codec,
+						   path, sizeof(path), msg, sizeof(msg)))
+		key_error(NULL, path, "%s", msg);
+	rt = bind_list(&codec, NULL, mode, cxt);
+	MemoryContextSwitchTo(old);
+	return rt;
+}
+
+/*
+ * The generator's list is its definition's "codec" node, parsed here (once):
+ * its strings are copied into cxt, as the node may live in shorter memory
+ * (SPI's, for a generator read from the catalog).
+ */
+CosidCodecRt *
+cosid_codecbind_generator(const CosidGenDef *gen, CosidBindMode mode,
+						  MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	CosidCodec	codec;
+	char		path[256];
+	char		msg[512];
+	CosidCodecRt *rt;
+
+	memset(&codec, 0, sizeof(codec));
+	if (gen->spec.codec != NULL)
+	{
+		if (!cosid_codec_parse_node(gen->spec.codec, "codec", cosid_core_alloc, cxt, &codec,
+									path, sizeof(path), msg, sizeof(msg)))
+			key_error(gen, path, "%s", msg);
+		/* cosid_core_alloc never returns NULL: palloc raises */
+		(void) cosid_codec_copy_strings(&codec, cosid_core_alloc, cxt);
+	}
+	rt = bind_list(&codec, gen, mode, cxt);
+	MemoryContextSwitchTo(old);
+	return rt;
+}
+
+/* ---------- running it ---------- */
+
+bool
+cosid_codecbind_uses_now(const CosidCodecRt *rt)
+{
+	return cosid_codec_uses_now(&rt->plan);
+}
+
+/* A failure that is not about the text: its own message. */
+static void
+raise_failure(const CosidCodecError *err)
+{
+	ereport(ERROR,
+			(errcode(err->result == COSID_DECODE_SYNTAX ? ERRCODE_INVALID_TEXT_REPRESENTATION :
+					 ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("%s", err->message),
+			 err->detail[0] != '\0' ? errdetail("%s", err->detail) : 0));
+}
+
+/*
+ * Text that does not decode.  The message quotes it up to its first NUL,
  * as text_to_cstring() and "%s" show it.
  */
 static void
-decode_error(int i, const CosidCodecItem *it, const char *txt, size_t txtlen,
-			 const char *detail)
+raise_decode(const CosidCodecRt *rt, const CosidCodecError *err, const char *txt,
+			 size_t size)
 {
+	char	   *quoted;
+
+	if (err->message[0] != '\0')
+		raise_failure(err);
+	quoted = pnstrdup(txt, size);
 	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid id text \"%s\"", pnstrdup(txt, txtlen)),
-			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
-			 : errdetail("%s", detail)));
+			(errcode(err->result == COSID_DECODE_SYNTAX ? ERRCODE_INVALID_TEXT_REPRESENTATION :
+					 ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 err->result == COSID_DECODE_SYNTAX ?
+			 errmsg("invalid id text \"%s\"", quoted) :
+			 errmsg("id text \"%s\" is out of range", quoted),
+			 err->item >= 0 ?
+			 errdetail("codec[%d] (%s): %s", err->item,
+					   cosid_codec_kind_name(rt->plan.codec.items[err->item].kind), err->detail) :
+			 errdetail("%s", err->detail)));
 }
 
-static void
-range_error(int i, const CosidCodecItem *it, const char *txt, size_t txtlen,
-			const char *detail)
+/* Memory for core's text: a text datum's data, its header in front. */
+static void *
+text_alloc(void *ctx, size_t size)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("id text \"%s\" is out of range", pnstrdup(txt, txtlen)),
-			 i >= 0 ? errdetail("codec[%d] (%s): %s", i, cosid_codec_kind_name(it->kind), detail)
-			 : errdetail("%s", detail)));
+	return VARDATA(palloc(VARHDRSZ + size));
 }
 
-/*
- * The id's parts (snowflake ids lose their uncertainty bits here).  A bigint
- * outside the layout (negative, or bits above its time) has none: its time
- * would be some other date, which decoding refuses.
- */
-static void
-id_parts(const CosidCodecRt *rt, const CosidId *id, int64 *time, int64 *node, int64 *seq)
-{
-	if (id->wide)
-	{
-		*time = id->time;
-		*node = id->node;
-		*seq = id->seq;
-		return;
-	}
-	if (unlikely(!cosid_layout_holds_id(&rt->layout, rt->uncertainty_bits, id->id)))
-	{
-		int			bits = cosid_layout_total_bits(&rt->layout) + rt->uncertainty_bits;
-
-		/* without a generator, the layout is the friendly item's (codec[0]) */
-		if (rt->has_gen)
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("id " INT64_FORMAT " is out of range for the generator's layout", id->id),
-					 errdetail("Its ids are from 0 to 2^%d - 1.", bits)));
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("id " INT64_FORMAT " is out of range for layout %s", id->id,
-							cosid_preset_name(rt->codec.items[0].has_layout ?
-											  rt->codec.items[0].layout :
-											  COSID_PRESET_SNOWFLAKE_MS)),
-					 errdetail("Its ids are from 0 to 2^%d - 1.", bits)));
-	}
-	cosid_layout_unpack(&rt->layout, id->id >> rt->uncertainty_bits, time, node, seq);
-}
-
-/* The Unix milliseconds of a time part, if a text form can show them. */
-static int64
-time_part_ms(const CosidCodecRt *rt, int64 time)
-{
-	int64		ms;
-
-	if (!cosid_layout_time_ms(&rt->layout, time, TEXT_MS_LIMIT, &ms))
-		time_text_out_of_range();
-	return ms;
-}
-
-static int64
-id_time_ms(const CosidCodecRt *rt, const CosidId *id)
-{
-	int64		time,
-				node,
-				seq;
-
-	id_parts(rt, id, &time, &node, &seq);
-	return time_part_ms(rt, time);
-}
-
-/* Whether encoding shows "NOW" (a date prefix of source NOW). */
-bool
-cosid_codec_uses_now(const CosidCodecRt *rt)
-{
-	for (int i = 0; i < rt->codec.nitems; i++)
-		if (rt->codec.items[i].kind == COSID_CODEC_DATE_PREFIX &&
-			rt->codec.items[i].source != COSID_SOURCE_ID_TIME)
-			return true;
-	return false;
-}
-
-/*
- * The converter (item 0, or decimal when there is none) writes into a stack
- * buffer; each wrapper adds text before (prefix, date-prefix) or after
- * (suffix) everything so far.  The result is allocated once, at its final
- * size, and filled: the fronts of the wrappers from the outermost (last) in,
- * the converter's text, then the backs from the innermost out.
- */
 text *
-cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
+cosid_codecbind_encode(const CosidCodecRt *rt, const CosidId *id, int64 now_ms)
 {
-	char		buf[256];
-	const char *core = buf;
-	size_t		core_len = 0;
-	int			first = 0;
-	const char *front[COSID_CODEC_MAX_ITEMS][2];
-	size_t		front_len[COSID_CODEC_MAX_ITEMS][2];
-	const char *back[COSID_CODEC_MAX_ITEMS];
-	size_t		back_len[COSID_CODEC_MAX_ITEMS];
-	size_t		total;
+	CosidCodecError err;
+	char	   *data;
+	int64		n;
 	text	   *result;
-	char	   *p;
 
 	/* just a radix */
-	if (rt->codec.nitems == 1 && rt->codec.items[0].kind == COSID_CODEC_RADIX)
-		return cosid_codec_radix_text(&rt->codec.items[0].radix, id->id);
-
-	if (rt->codec.nitems > 0)
-	{
-		const CosidCodecItem *it = &rt->codec.items[0];
-		int64		time,
-					node,
-					seq;
-		CosidTm		tm;
-		int			n;
-
-		first = 1;
-		switch (it->kind)
-		{
-			case COSID_CODEC_RADIX:
-				n = cosid_radix_encode(&it->radix, id->id, buf);
-				if (unlikely(n < 0))
-					ereport(ERROR,
-							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-							 errmsg("id " INT64_FORMAT " does not fit in %d base-%d digits",
-									id->id, it->radix.width, it->radix.radix)));
-				core_len = (size_t) n;
-				break;
-			case COSID_CODEC_FRIENDLY:
-			case COSID_CODEC_PARTS_FRIENDLY:
-				id_parts(rt, id, &time, &node, &seq);
-				ms_to_tm(time_part_ms(rt, time), rt->zones[0], &tm);
-				core_len = (size_t) cosid_friendly_format(&rt->layout, it->pad_start, &tm,
-														  node, seq, buf);
-				break;
-			case COSID_CODEC_PARTS_RADIX:
-				/* -1 (buf untouched) never happens for an id of the layout */
-				buf[0] = '\0';
-				cosid_parts_radix_encode(&rt->layout, it->radix.radix, id->time, id->node,
-										 id->seq, buf);
-				core_len = strlen(buf);
-				break;
-			case COSID_CODEC_GROUPED:
-				{
-					int64		period;
-					int64		value;
-					size_t		dlen = strlen(it->delimiter);
-					int			plen = (int) strlen(cosid_group_pattern(it->group));
-					char	   *g = buf;
-
-					if (!cosid_group_split(it->group, id->id, &period, &value))
-						ereport(ERROR,
-								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-								 errmsg("id " INT64_FORMAT " does not hold a %s period", id->id,
-										it->group == COSID_GROUP_DAY ? "day" :
-										it->group == COSID_GROUP_MONTH ? "month" : "year")));
-					/* period (<= 20), delimiter, value (<= 64 digits), NUL */
-					if (dlen + 21 + 65 > sizeof(buf))
-						g = palloc(dlen + 21 + 65);
-					/*
-					 * the period at its pattern's width (0002 for year 2), as
-					 * decoding reads it: unpadded, a year before 1000 made
-					 * text that decoded to another number or not at all
-					 */
-					n = cosid_put_decimal(g, period, plen);
-					memcpy(g + n, it->delimiter, dlen);
-					n += (int) dlen;
-					if (it->value_is_radix)
-					{
-						int			vn = cosid_radix_encode(&it->radix, value, g + n);
-
-						if (vn < 0)
-							ereport(ERROR,
-									(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-									 errmsg("value " INT64_FORMAT " does not fit in %d base-%d digits",
-											value, it->radix.width, it->radix.radix)));
-						n += vn;
-					}
-					else
-						n += pg_lltoa(value, g + n);
-					core = g;
-					core_len = (size_t) n;
-				}
-				break;
-			case COSID_CODEC_CUSTOM:
-				{
-					Datum		d = call_custom(rt, &rt->encode_fn, Int64GetDatum(id->id));
-					text	   *t = DatumGetTextPP(d);
-
-					/* up to a NUL, as text_to_cstring() and "%s" had it */
-					core = VARDATA_ANY(t);
-					core_len = strnlen(core, VARSIZE_ANY_EXHDR(t));
-				}
-				break;
-			default:
-				first = 0;		/* a wrapper: the number is decimal */
-				break;
-		}
-	}
-	if (first == 0)
-	{
-		if (id->wide)
-		{
-			uint64		hi,
-						lo;
-
-			cosid_layout_pack128(&rt->layout, id->time, id->node, id->seq, &hi, &lo);
-			cosid_u128_decimal(hi, lo, buf);
-			core_len = strlen(buf);
-		}
-		else
-			core_len = (size_t) pg_lltoa(id->id, buf);
-	}
-
-	/* the wrappers' pieces, in list order (errors in the same order) */
-	total = core_len;
-	for (int i = first; i < rt->codec.nitems; i++)
-	{
-		const CosidCodecItem *it = &rt->codec.items[i];
-		CosidTm		tm;
-		char	   *date;
-		int			n;
-
-		front[i][0] = front[i][1] = back[i] = NULL;
-		front_len[i][0] = front_len[i][1] = back_len[i] = 0;
-		switch (it->kind)
-		{
-			case COSID_CODEC_PREFIX:
-				front[i][0] = it->text;
-				front_len[i][0] = strlen(it->text);
-				break;
-			case COSID_CODEC_SUFFIX:
-				back[i] = it->text;
-				back_len[i] = strlen(it->text);
-				break;
-			case COSID_CODEC_DATE_PREFIX:
-				ms_to_tm(it->source == COSID_SOURCE_ID_TIME ? id_time_ms(rt, id) : now_ms,
-						 rt->zones[i], &tm);
-				/* as long as the pattern */
-				date = palloc(strlen(it->pattern) + 1);
-				n = cosid_date_format(it->pattern, &tm, date);
-				front[i][0] = date;
-				front_len[i][0] = n < 0 ? 0 : (size_t) n;
-				front[i][1] = it->delimiter;
-				front_len[i][1] = strlen(it->delimiter);
-				break;
-			default:
-				elog(ERROR, "codec item %d cannot wrap", i);
-		}
-		total += front_len[i][0] + front_len[i][1] + back_len[i];
-	}
-
-	result = (text *) palloc(VARHDRSZ + total);
-	SET_VARSIZE(result, VARHDRSZ + total);
-	p = VARDATA(result);
-	for (int i = rt->codec.nitems - 1; i >= first; i--)
-	{
-		memcpy(p, front[i][0], front_len[i][0]);
-		p += front_len[i][0];
-		memcpy(p, front[i][1], front_len[i][1]);
-		p += front_len[i][1];
-	}
-	memcpy(p, core, core_len);
-	p += core_len;
-	for (int i = first; i < rt->codec.nitems; i++)
-	{
-		memcpy(p, back[i], back_len[i]);
-		p += back_len[i];
-	}
+	if (rt->plan.codec.nitems == 1 && rt->plan.codec.items[0].kind == COSID_CODEC_RADIX)
+		return cosid_codecbind_radix_text(&rt->plan.codec.items[0].radix, id->id);
+	n = cosid_codec_encode(&rt->plan, id, now_ms, text_alloc, NULL, &data, &err);
+	if (unlikely(n < 0))
+		raise_failure(&err);
+	result = (text *) (data - VARHDRSZ);
+	SET_VARSIZE(result, VARHDRSZ + n);
 	return result;
 }
 
-/* Decimal digits only, no sign, no more than max. */
-static CosidDecodeResult
-parse_decimal(const char *s, size_t len, uint64 max, int64 *v)
-{
-	uint64		x = 0;
-
-	if (len == 0)
-		return COSID_DECODE_SYNTAX;
-	for (size_t i = 0; i < len; i++)
-	{
-		if (s[i] < '0' || s[i] > '9')
-			return COSID_DECODE_SYNTAX;
-		if (x > (max - (uint64) (s[i] - '0')) / 10)
-		{
-			/* keep checking the syntax before calling it a range error */
-			for (size_t j = i; j < len; j++)
-				if (s[j] < '0' || s[j] > '9')
-					return COSID_DECODE_SYNTAX;
-			return COSID_DECODE_RANGE;
-		}
-		x = x * 10 + (uint64) (s[i] - '0');
-	}
-	*v = (int64) x;
-	return COSID_DECODE_OK;
-}
-
-/* The largest id a snowflake generator's codec accepts. */
-static uint64
-id_max(const CosidCodecRt *rt)
-{
-	int			bits;
-
-	if (!rt->has_gen || rt->strategy == COSID_STRATEGY_SEGMENT)
-		return (uint64) PG_INT64_MAX;
-	bits = cosid_layout_total_bits(&rt->layout) + rt->uncertainty_bits;
-	return bits >= 63 ? (uint64) PG_INT64_MAX : (UINT64CONST(1) << bits) - 1;
-}
-
-/*
- * Decode txt[0..txtlen), which holds no NUL (the text up to its first NUL,
- * as text_to_cstring() and strlen() had it).  Errors quote all of it.
- */
-static void
-codec_decode_text(const CosidCodecRt *rt, const char *txt, size_t txtlen, CosidId *id)
-{
-	const char *s = txt;
-	size_t		len = txtlen;
-	char		msg[256];
-	bool		check_date[COSID_CODEC_MAX_ITEMS] = {false};
-	CosidTm		date_tm[COSID_CODEC_MAX_ITEMS];
-	int			first;
-	CosidDecodeResult r;
-
-	memset(id, 0, sizeof(*id));
-	id->wide = rt->has_gen && rt->strategy == COSID_STRATEGY_COSID80;
-
-	first = (rt->codec.nitems > 0 &&
-			 rt->codec.items[0].kind != COSID_CODEC_PREFIX &&
-			 rt->codec.items[0].kind != COSID_CODEC_SUFFIX &&
-			 rt->codec.items[0].kind != COSID_CODEC_DATE_PREFIX) ? 1 : 0;
-
-	/* the wrappers, outermost (last) first */
-	for (int i = rt->codec.nitems - 1; i >= first; i--)
-	{
-		const CosidCodecItem *it = &rt->codec.items[i];
-		size_t		n;
-
-		switch (it->kind)
-		{
-			case COSID_CODEC_PREFIX:
-				n = strlen(it->text);
-				if (len < n || memcmp(s, it->text, n) != 0)
-					decode_error(i, it, txt, txtlen, psprintf("the text does not start with \"%s\"", it->text));
-				s += n;
-				len -= n;
-				break;
-			case COSID_CODEC_SUFFIX:
-				n = strlen(it->text);
-				if (len < n || memcmp(s + len - n, it->text, n) != 0)
-					decode_error(i, it, txt, txtlen, psprintf("the text does not end with \"%s\"", it->text));
-				len -= n;
-				break;
-			case COSID_CODEC_DATE_PREFIX:
-				n = strlen(it->delimiter);
-				if (len < (size_t) it->pattern_len + n)
-					decode_error(i, it, txt, txtlen, psprintf("expected a date of the form %s first", it->pattern));
-				memset(&date_tm[i], 0, sizeof(CosidTm));
-				date_tm[i].year = 1970;
-				date_tm[i].month = date_tm[i].day = 1;
-				if (cosid_date_parse(it->pattern, s, it->pattern_len, &date_tm[i], msg, sizeof(msg)) != COSID_DECODE_OK)
-					decode_error(i, it, txt, txtlen, msg);
-				if (memcmp(s + it->pattern_len, it->delimiter, n) != 0)
-					decode_error(i, it, txt, txtlen, psprintf("expected \"%s\" after the date", it->delimiter));
-				check_date[i] = it->source == COSID_SOURCE_ID_TIME;
-				s += it->pattern_len + n;
-				len -= it->pattern_len + n;
-				break;
-			default:
-				elog(ERROR, "codec item %d cannot wrap", i);
-		}
-	}
-
-	/* the number */
-	if (first == 0)
-	{
-		if (id->wide)
-		{
-			uint64		hi,
-						lo;
-			char	   *digits = pnstrdup(s, len);
-
-			if (!cosid_u128_parse(digits, len, &hi, &lo))
-				decode_error(-1, NULL, txt, txtlen, "Expected the decimal digits of an id.");
-			if ((cosid_layout_total_bits(&rt->layout) >= 64 ?
-				 (hi >> (cosid_layout_total_bits(&rt->layout) - 64)) != 0 :
-				 (hi != 0 || (lo >> cosid_layout_total_bits(&rt->layout)) != 0)))
-				range_error(-1, NULL, txt, txtlen, "The number is larger than the generator's ids.");
-			cosid_layout_unpack128(&rt->layout, hi, lo, &id->time, &id->node, &id->seq);
-		}
-		else
-		{
-			r = parse_decimal(s, len, id_max(rt), &id->id);
-			if (r == COSID_DECODE_SYNTAX)
-				decode_error(-1, NULL, txt, txtlen, "Expected the decimal digits of an id.");
-			if (r == COSID_DECODE_RANGE)
-				range_error(-1, NULL, txt, txtlen, "The number is larger than the generator's ids.");
-		}
-	}
-	else
-	{
-		const CosidCodecItem *it = &rt->codec.items[0];
-
-		switch (it->kind)
-		{
-			case COSID_CODEC_RADIX:
-				r = cosid_radix_decode(&it->radix, s, len, id_max(rt), &id->id, msg, sizeof(msg));
-				if (r == COSID_DECODE_SYNTAX)
-					decode_error(0, it, txt, txtlen, msg);
-				if (r == COSID_DECODE_RANGE)
-					range_error(0, it, txt, txtlen, msg);
-				break;
-			case COSID_CODEC_FRIENDLY:
-			case COSID_CODEC_PARTS_FRIENDLY:
-				{
-					CosidTm		tm;
-					int64		ms;
-					int64		time;
-
-					memset(&tm, 0, sizeof(tm));
-					r = cosid_friendly_parse(&rt->layout, it->pad_start, s, len, &tm,
-											 &id->node, &id->seq, msg, sizeof(msg));
-					if (r == COSID_DECODE_SYNTAX)
-						decode_error(0, it, txt, txtlen, msg);
-					if (r == COSID_DECODE_RANGE)
-						range_error(0, it, txt, txtlen, msg);
-					if (!tm_to_ms(&tm, rt->zones[0], &ms, msg, sizeof(msg)))
-						decode_error(0, it, txt, txtlen, msg);
-					time = cosid_unit_of(&rt->layout, ms);
-					if (time < 0 || time > cosid_layout_max_time(&rt->layout))
-						range_error(0, it, txt, txtlen, "the time is outside the layout's range");
-					id->time = time;
-					if (!id->wide)
-						id->id = cosid_layout_pack(&rt->layout, time, id->node, id->seq);
-				}
-				break;
-			case COSID_CODEC_PARTS_RADIX:
-				r = cosid_parts_radix_decode(&rt->layout, it->radix.radix, s, len,
-											 &id->time, &id->node, &id->seq, msg, sizeof(msg));
-				if (r == COSID_DECODE_SYNTAX)
-					decode_error(0, it, txt, txtlen, msg);
-				if (r == COSID_DECODE_RANGE)
-					range_error(0, it, txt, txtlen, msg);
-				break;
-			case COSID_CODEC_GROUPED:
-				{
-					int			plen = (int) strlen(cosid_group_pattern(it->group));
-					size_t		dlen = strlen(it->delimiter);
-					int64		period;
-					int64		value;
-
-					if (len < (size_t) plen + dlen ||
-						parse_decimal(s, plen, PG_INT64_MAX, &period) != COSID_DECODE_OK ||
-						memcmp(s + plen, it->delimiter, dlen) != 0)
-						decode_error(0, it, txt, txtlen,
-									 psprintf("expected the period as %s, then \"%s\"",
-											  cosid_group_pattern(it->group), it->delimiter));
-					if (!cosid_group_period_valid(it->group, period, msg, sizeof(msg)))
-						decode_error(0, it, txt, txtlen,
-									 psprintf("the period %s is not a date: %s",
-											  pnstrdup(s, plen), msg));
-					s += plen + dlen;
-					len -= plen + dlen;
-					if (it->value_is_radix)
-						r = cosid_radix_decode(&it->radix, s, len, (uint64) cosid_group_scale(it->group) - 1,
-											   &value, msg, sizeof(msg));
-					else
-					{
-						r = parse_decimal(s, len, (uint64) cosid_group_scale(it->group) - 1, &value);
-						snprintf(msg, sizeof(msg), "expected the value's decimal digits");
-					}
-					if (r == COSID_DECODE_SYNTAX)
-						decode_error(0, it, txt, txtlen, msg);
-					if (r == COSID_DECODE_RANGE)
-						range_error(0, it, txt, txtlen, "the value does not fit its period");
-					id->id = period * cosid_group_scale(it->group) + value;
-				}
-				break;
-			case COSID_CODEC_CUSTOM:
-				{
-					Datum		d = call_custom(rt, &rt->decode_fn,
-												PointerGetDatum(cstring_to_text_with_len(s, len)));
-
-					id->id = DatumGetInt64(d);
-				}
-				break;
-			default:
-				elog(ERROR, "codec item 0 is not a converter");
-		}
-	}
-
-	/* a date prefix from the id's time must match that time */
-	for (int i = first; i < rt->codec.nitems; i++)
-	{
-		const CosidCodecItem *it = &rt->codec.items[i];
-		CosidTm		tm;
-		char		want[64];
-		char		got[64];
-
-		if (!check_date[i])
-			continue;
-		ms_to_tm(id_time_ms(rt, id), rt->zones[i], &tm);
-		cosid_date_format(it->pattern, &tm, want);
-		cosid_date_format(it->pattern, &date_tm[i], got);
-		if (strcmp(want, got) != 0)
-			decode_error(i, it, txt, txtlen, psprintf("the date %s is not the id's time (%s)", got, want));
-	}
-}
-
-/*
- * The text is read in place (no C-string copy).  Like text_to_cstring() and
- * strlen() before, a NUL ends it.  A list that is just a radix first tries
- * the whole text: a NUL is never a digit, so success means there was none,
- * and anything else goes the general way, which reports it.
- */
+/* The text is read in place (no C-string copy); a NUL ends it. */
 void
-cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
+cosid_codecbind_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 {
+	CosidCodecError err;
 	const char *data;
 	size_t		size;
 
@@ -1180,20 +649,6 @@ cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id)
 		t = (text *) pg_detoast_datum_packed((struct varlena *) t);
 	data = VARDATA_ANY(t);
 	size = VARSIZE_ANY_EXHDR(t);
-
-	if (rt->codec.nitems == 1 && rt->codec.items[0].kind == COSID_CODEC_RADIX)
-	{
-		int64		v;
-
-		if (likely(cosid_radix_decode(&rt->codec.items[0].radix, data, size, id_max(rt),
-									  &v, NULL, 0) == COSID_DECODE_OK))
-		{
-			memset(id, 0, sizeof(*id));
-			id->wide = rt->has_gen && rt->strategy == COSID_STRATEGY_COSID80;
-			id->id = v;
-			return;
-		}
-	}
-	codec_decode_text(rt, data, strnlen(data, size), id);
+	if (unlikely(!cosid_codec_decode(&rt->plan, data, size, id, &err)))
+		raise_decode(rt, &err, data, strnlen(data, size));
 }
-

@@ -1,10 +1,11 @@
 /*
  * codecbind.h - codec lists on the PostgreSQL side (codecbind.c): a list
- * parsed by src/core/codec.c, bound to time zones, SQL functions and maybe a
- * generator's layout, and the pipeline that runs it both ways.
+ * parsed, prepared and run by src/core/codec.h, bound to time zones, SQL
+ * functions and maybe a generator.
  *
- * Owns: CosidCodecRt and running it.  Must not: look generators up (callers
- * hand it a definition) or be bound per row (callers cache the result).
+ * Owns: CosidCodecRt and the SQL-facing calls that run it (text in, text
+ * out, errors raised).  Must not: look generators up (callers hand it a
+ * definition) or be bound per row (callers cache the result).
  */
 #ifndef COSID_CODECBIND_H
 #define COSID_CODECBIND_H
@@ -14,33 +15,20 @@
 #include "fmgr.h"
 #include "pgtime.h"
 
-/* An id: a number, or for ids wider than a bigint (cosid80) its parts. */
-typedef struct CosidId
-{
-	bool		wide;
-	int64		id;
-	int64		time;
-	int64		node;
-	int64		seq;
-} CosidId;
-
-/* A codec list bound to zones, functions and (maybe) a generator. */
+/*
+ * A codec list bound to zones, functions and (maybe) a generator: core's
+ * plan (its zones are pg_tz *, its hooks this file's) and the functions.
+ */
 typedef struct CosidCodecRt
 {
-	CosidCodec	codec;
-	pg_tz	   *zones[COSID_CODEC_MAX_ITEMS];
+	CosidCodecPlan plan;
 	FmgrInfo	encode_fn;		/* custom */
 	FmgrInfo	decode_fn;
 	int			custom_item;	/* the custom item's index, -1 if none */
 	Oid			run_as;			/* custom functions run as this role under
 								 * SECURITY_RESTRICTED_OPERATION (a
 								 * generator's owner); InvalidOid: the caller */
-	bool		has_gen;		/* bound to a generator (else ad hoc) */
-	CosidStrategy strategy;
-	CosidLayout layout;			/* the generator's, or friendly's ad hoc */
-	int			uncertainty_bits;
 } CosidCodecRt;
-
 /*
  * How a list's custom functions are found: by the caller's search_path with
  * EXECUTE checked for the caller (a list being defined, or ad hoc), or for a
@@ -62,50 +50,53 @@ typedef enum CosidBindMode
 } CosidBindMode;
 
 /*
- * Parse and bind a list given as JSON text of len bytes (NULL: none,
- * decimal).  Errors are 22023 naming the JSON path: "invalid codec list" for
- * an ad hoc list (gen NULL), "invalid generator definition" for a
- * generator's.
+ * Parse and bind an ad hoc list given as JSON text of len bytes, or a
+ * generator's list (its definition's "codec" node; none: decimal), into
+ * cxt.  Errors are 22023 naming the JSON path: "invalid codec list" for an
+ * ad hoc list, "invalid generator definition" for a generator's.
  *
- * COSID_BIND_IMMUTABLE (gen NULL) refuses, with the item's path and why,
+ * COSID_BIND_IMMUTABLE (ad hoc) refuses, with the item's path and why,
  * every item whose text depends on anything but the id or the text: the
  * clock or a generator (date-prefix), a time zone's rules (friendly and
  * parts-friendly in a zone other than UTC), SQL functions found by name
  * (custom).  What it accepts gives the same text as COSID_BIND_CALLER; UTC
  * is then computed without the time zone database.
  */
-extern CosidCodecRt *cosid_codec_bind(const char *json, size_t len,
-									  const CosidGenDef *gen,
-									  CosidBindMode mode, MemoryContext cxt);
+extern CosidCodecRt *cosid_codecbind_adhoc(const char *json, size_t len,
+										   CosidBindMode mode,
+										   MemoryContext cxt);
+extern CosidCodecRt *cosid_codecbind_generator(const CosidGenDef *gen,
+											   CosidBindMode mode,
+											   MemoryContext cxt);
 
 /*
  * A definition's codec list with every custom function written
  * schema-qualified, as bound (COSID_BIND_DEFINE), for the catalog: the
  * names say what was bound; the catalog keeps the OIDs
- * (cosid_codec_functions).
+ * (cosid_codecbind_functions).
  */
-extern Jsonb *cosid_codec_qualify(Jsonb *config, const CosidCodecRt *rt);
+extern Jsonb *cosid_codecbind_qualify(Jsonb *config, const CosidCodecRt *rt);
 
 /*
  * The bound custom functions (encode, decode) of a list, for the catalog's
  * codec_functions; false when it has no custom item.
  */
-extern bool cosid_codec_functions(const CosidCodecRt *rt, Oid fns[2]);
+extern bool cosid_codecbind_functions(const CosidCodecRt *rt, Oid fns[2]);
 
 /*
  * Encode an id; now_ms is the time a "NOW" date prefix shows.  Decode text
  * back (22P02 malformed, 22003 out of range).
  */
-extern text *cosid_codec_encode(const CosidCodecRt *rt, const CosidId *id,
-								int64 now_ms);
-extern void cosid_codec_decode(const CosidCodecRt *rt, text *t, CosidId *id);
+extern text *cosid_codecbind_encode(const CosidCodecRt *rt, const CosidId *id,
+									int64 now_ms);
+extern void cosid_codecbind_decode(const CosidCodecRt *rt, text *t, CosidId *id);
 
 /*
  * v as the text of a radix item's settings (codec[0]), written straight
  * into the result: no copy.
  */
 static inline text *
-cosid_codec_radix_text(const CosidRadix *r, int64 v)
+cosid_codecbind_radix_text(const CosidRadix *r, int64 v)
 {
 	int			width = r->width;
 	text	   *result;
@@ -124,6 +115,6 @@ cosid_codec_radix_text(const CosidRadix *r, int64 v)
 }
 
 /* Whether the list shows the current time ("NOW" date prefix). */
-extern bool cosid_codec_uses_now(const CosidCodecRt *rt);
+extern bool cosid_codecbind_uses_now(const CosidCodecRt *rt);
 
 #endif							/* COSID_CODECBIND_H */

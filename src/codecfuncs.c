@@ -6,9 +6,9 @@
  * generated columns and CHECK constraints).
  *
  * Owns: the functions' argument handling and the per-call-site cache of an
- * ad hoc list (fn_extra), bound once, never per row.  Must not: parse or run
- * codecs itself (codecbind.c does, and decides what an immutable list may
- * hold) or issue ids.
+ * ad hoc list (fn_extra), bound once, never per row.  Must not: parse, bind
+ * or run codecs itself (codecbind.c binds them, core parses and runs them
+ * and decides what an immutable list may hold) or issue ids.
  */
 #include "codecbind.h"
 #include "gencache.h"
@@ -40,7 +40,7 @@ statement_ms(void)
 static inline int64
 codec_now_ms(const CosidCodecRt *rt)
 {
-	return cosid_codec_uses_now(rt) ? statement_ms() : 0;
+	return cosid_codecbind_uses_now(rt) ? statement_ms() : 0;
 }
 
 /* A text argument, detoasted (packed header kept), as PG_GETARG_TEXT_PP. */
@@ -111,15 +111,15 @@ adhoc_codec(FunctionCallInfo fcinfo, int argno, CosidBindMode mode)
 	c->radix_only = false;
 	MemoryContextReset(c->cxt);
 	json = JsonbToCString(NULL, &list->root, VARSIZE(list));
-	c->rt = cosid_codec_bind(json, strlen(json), NULL, mode, c->cxt);
+	c->rt = cosid_codecbind_adhoc(json, strlen(json), mode, c->cxt);
 	pfree(json);
 	c->bytes = MemoryContextAlloc(c->cxt, len);
 	memcpy(c->bytes, list, len);
 	c->len = len;
-	if (c->list_const && c->rt->codec.nitems == 1 &&
-		c->rt->codec.items[0].kind == COSID_CODEC_RADIX)
+	if (c->list_const && c->rt->plan.codec.nitems == 1 &&
+		c->rt->plan.codec.items[0].kind == COSID_CODEC_RADIX)
 	{
-		c->radix = c->rt->codec.items[0].radix;
+		c->radix = c->rt->plan.codec.items[0].radix;
 		c->radix_only = true;
 	}
 	return c->rt;
@@ -148,7 +148,7 @@ encode_adhoc_slow(FunctionCallInfo fcinfo, CosidBindMode mode)
 
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(0);
-	PG_RETURN_TEXT_P(cosid_codec_encode(rt, &id, codec_now_ms(rt)));
+	PG_RETURN_TEXT_P(cosid_codecbind_encode(rt, &id, codec_now_ms(rt)));
 }
 
 static pg_noinline Datum
@@ -156,7 +156,7 @@ decode_adhoc_slow(FunctionCallInfo fcinfo, text *t, CosidBindMode mode)
 {
 	CosidId		id;
 
-	cosid_codec_decode(adhoc_codec(fcinfo, 1, mode), t, &id);
+	cosid_codecbind_decode(adhoc_codec(fcinfo, 1, mode), t, &id);
 	PG_RETURN_INT64(id.id);
 }
 
@@ -165,9 +165,9 @@ encode_adhoc(FunctionCallInfo fcinfo, CosidBindMode mode)
 {
 	const CosidRadix *radix = adhoc_radix(fcinfo);
 
-	/* what cosid_codec_encode does with just a radix */
+	/* what cosid_codecbind_encode does with just a radix */
 	if (likely(radix != NULL))
-		PG_RETURN_TEXT_P(cosid_codec_radix_text(radix, PG_GETARG_INT64(0)));
+		PG_RETURN_TEXT_P(cosid_codecbind_radix_text(radix, PG_GETARG_INT64(0)));
 	return encode_adhoc_slow(fcinfo, mode);
 }
 
@@ -178,7 +178,7 @@ decode_adhoc(FunctionCallInfo fcinfo, CosidBindMode mode)
 	text	   *t = arg_text_pp(fcinfo, 0);
 
 	/*
-	 * What cosid_codec_decode does first with just a radix (an ad-hoc list
+	 * What cosid_codecbind_decode does first with just a radix (an ad-hoc list
 	 * takes any bigint); anything but success goes its way, which reports.
 	 */
 	if (likely(radix != NULL))
@@ -229,12 +229,12 @@ cosid_encode_named(PG_FUNCTION_ARGS)
 
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(1);
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
 				 errhint("Its ids are text already: cosid_next_text() gives them encoded.")));
-	PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, codec_now_ms(c->codec)));
+	PG_RETURN_TEXT_P(cosid_codecbind_encode(c->codec, &id, codec_now_ms(c->codec)));
 }
 
 Datum
@@ -253,11 +253,11 @@ cosid_decode_named(PG_FUNCTION_ARGS)
 							"To decode with a codec list, call cosid_decode_with(txt, codec)." :
 							NULL);
 
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
 				 errhint("Use cosid_unpack_text(name, text) to read them.")));
-	cosid_codec_decode(c->codec, txt, &id);
+	cosid_codecbind_decode(c->codec, txt, &id);
 	PG_RETURN_INT64(id.id);
 }

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "citus.h"
 #include "codecbind.h"
+#include "gendef.h"
 #include "genstate.h"
 
 #include "access/htup_details.h"
@@ -61,14 +62,14 @@ PG_FUNCTION_INFO_V1(cosid_restore_check);
 static void
 layout_values(const CosidGenDef *def, Datum *values, char *nulls)
 {
-	bool		time_based = COSID_TIME_BASED(def->strategy);
+	bool		time_based = COSID_TIME_BASED(def->spec.strategy);
 
-	values[0] = Int64GetDatum(def->layout.epoch_ms);
-	values[1] = Int32GetDatum((int32) def->layout.unit_ms);
-	values[2] = Int32GetDatum(def->layout.time_bits);
-	values[3] = Int32GetDatum(def->layout.node_bits);
-	values[4] = Int32GetDatum(def->layout.seq_bits);
-	values[5] = Int64GetDatum(def->layout.seq_reset_threshold);
+	values[0] = Int64GetDatum(def->spec.layout.epoch_ms);
+	values[1] = Int32GetDatum((int32) def->spec.layout.unit_ms);
+	values[2] = Int32GetDatum(def->spec.layout.time_bits);
+	values[3] = Int32GetDatum(def->spec.layout.node_bits);
+	values[4] = Int32GetDatum(def->spec.layout.seq_bits);
+	values[5] = Int64GetDatum(def->spec.layout.seq_reset_threshold);
 	for (int i = 0; i < 6; i++)
 		nulls[i] = time_based ? ' ' : 'n';
 }
@@ -186,13 +187,13 @@ history_write(const char *name, int64 last, bool from_store, bool forget)
 static const char *
 stored_layout_problem(const CosidGenDef *def, char *msg, size_t msglen)
 {
-	const char *bad = cosid_layout_check(&def->layout,
-										 def->strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+	const char *bad = cosid_layout_check(&def->spec.layout,
+										 def->spec.strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
 										 msg, msglen);
 
-	if (bad == NULL && (def->uncertainty_bits < 0 || def->uncertainty_bits > 63 ||
-						(def->strategy == COSID_STRATEGY_SNOWFLAKE &&
-						 cosid_layout_total_bits(&def->layout) + def->uncertainty_bits > 63)))
+	if (bad == NULL && (def->spec.uncertainty_bits < 0 || def->spec.uncertainty_bits > 63 ||
+						(def->spec.strategy == COSID_STRATEGY_SNOWFLAKE &&
+						 cosid_layout_total_bits(&def->spec.layout) + def->spec.uncertainty_bits > 63)))
 	{
 		bad = "uncertainty-bits";
 		snprintf(msg, msglen, "the layout and its uncertainty bits take more than 63 bits");
@@ -251,13 +252,13 @@ history_identity(const char *name, CosidGenDef *old)
 	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull));
 	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
 		return history_damaged(name, "its strategy is not a time-based one");
-	old->strategy = cosid_strategy_from_name(strategy);
-	old->layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-	old->layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-	old->layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-	old->layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-	old->layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-	old->uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+	old->spec.strategy = cosid_strategy_from_name(strategy);
+	old->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+	old->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+	old->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	old->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+	old->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+	old->spec.uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
 	if (stored_layout_problem(old, msg, sizeof(msg)) != NULL)
 		return history_damaged(name, "its layout is not a valid one");
 	return true;
@@ -279,13 +280,13 @@ history_write_identity(const CosidGenDef *def)
 		return;
 	values[0] = CStringGetTextDatum(def->name);
 	values[1] = Int64GetDatum(def->identity);
-	values[2] = CStringGetTextDatum(cosid_strategy_name(def->strategy));
-	values[3] = Int64GetDatum(def->layout.epoch_ms);
-	values[4] = Int32GetDatum((int32) def->layout.unit_ms);
-	values[5] = Int32GetDatum(def->layout.time_bits);
-	values[6] = Int32GetDatum(def->layout.node_bits);
-	values[7] = Int32GetDatum(def->layout.seq_bits);
-	values[8] = Int32GetDatum(def->uncertainty_bits);
+	values[2] = CStringGetTextDatum(cosid_strategy_name(def->spec.strategy));
+	values[3] = Int64GetDatum(def->spec.layout.epoch_ms);
+	values[4] = Int32GetDatum((int32) def->spec.layout.unit_ms);
+	values[5] = Int32GetDatum(def->spec.layout.time_bits);
+	values[6] = Int32GetDatum(def->spec.layout.node_bits);
+	values[7] = Int32GetDatum(def->spec.layout.seq_bits);
+	values[8] = Int32GetDatum(def->spec.uncertainty_bits);
 	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, identity, strategy, "
 						   "epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits) "
 						   "VALUES ($1, 0, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
@@ -433,16 +434,16 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 	char		persistence;
 	List	   *names;
 
-	if (def->adopt == NULL)
+	if (def->spec.adopt == NULL)
 	{
 		CreateSeqStmt *stmt = makeNode(CreateSeqStmt);
 		ObjectAddress addr;
 		CosidAsRole as;
 
 		stmt->sequence = makeRangeVar("cosid", backing_sequence_name(def->name), -1);
-		stmt->options = list_make3(int8_option("increment", def->step),
+		stmt->options = list_make3(int8_option("increment", def->spec.step),
 								   int8_option("minvalue", 0),
-								   int8_option("start", Max(def->start, floor) + def->step - 1));
+								   int8_option("start", Max(def->spec.start, floor) + def->spec.step - 1));
 		stmt->ownerId = InvalidOid;
 		cosid_begin_as_role(cosid_catalog_owner(), &as);
 		addr = DefineSequence(make_parsestate(NULL), stmt);
@@ -455,25 +456,25 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 
 	*owns = false;
 	/* the caller's own name lookup, as ALTER SEQUENCE would do it */
-	names = cosid_qualified_name_list(def->adopt);
+	names = cosid_qualified_name_list(def->spec.adopt);
 	relid = RangeVarGetRelidExtended(makeRangeVarFromNameList(names),
 									 ShareRowExclusiveLock, RVR_MISSING_OK,
 									 RangeVarCallbackOwnsRelation, NULL);
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
-		key_error("adopt-sequence", "\"%s\" is not a sequence", def->adopt);
+		key_error("adopt-sequence", "\"%s\" is not a sequence", def->spec.adopt);
 	persistence = get_rel_persistence(relid);
 	if (persistence == RELPERSISTENCE_TEMP)
 		key_error("adopt-sequence",
 						"sequence \"%s\" is temporary; only a permanent sequence can back a generator (other sessions cannot see a temporary one)",
-						def->adopt);
+						def->spec.adopt);
 	if (persistence != RELPERSISTENCE_PERMANENT)
 		key_error("adopt-sequence",
 						"sequence \"%s\" is unlogged; only a logged sequence can back a generator (a crash resets an unlogged one, so its numbers would return)",
-						def->adopt);
+						def->spec.adopt);
 
 	other = sequence_backs(relid, def->name);
 	if (other != NULL)
-		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->adopt, other);
+		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->spec.adopt, other);
 
 	/* continue from the last number given (one below the start if none) */
 	{
@@ -489,14 +490,14 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 		min = ((Form_pg_sequence) GETSTRUCT(tp))->seqmin;
 		ReleaseSysCache(tp);
 		if (inc < 0)
-			key_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->adopt);
+			key_error("adopt-sequence", "sequence \"%s\" descends; a segment generator counts up", def->spec.adopt);
 		sequence_state(relid, &last, &is_called);
 		if (!is_called)
 			last--;
 		/* never below what the name handed out before */
 		if (floor != PG_INT64_MIN)
 			last = Max(last, floor - 1);
-		alter_sequence(relid, list_make2(int8_option("increment", def->step),
+		alter_sequence(relid, list_make2(int8_option("increment", def->spec.step),
 										 int8_option("minvalue", Min(min, last))));
 		DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(relid), Int64GetDatum(last),
 							BoolGetDatum(true));
@@ -515,7 +516,7 @@ codec_functions_datum(const CosidCodecRt *rt, char *null)
 	Datum		d[2];
 
 	*null = ' ';
-	if (!cosid_codec_functions(rt, fns))
+	if (!cosid_codecbind_functions(rt, fns))
 	{
 		*null = 'n';
 		return (Datum) 0;
@@ -551,9 +552,9 @@ cosid_define(PG_FUNCTION_ARGS)
 						   get_database_name(MyDatabaseId))));
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
-	rt = cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	rt = cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 	/* custom functions are kept as resolved now (by OID), whoever calls later */
-	config = cosid_codec_qualify(config, rt);
+	config = cosid_codecbind_qualify(config, rt);
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -577,7 +578,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	v13 = cosid_catalog_is_1_3();
 	fresh = new_identity();
 	def.identity = fresh;
-	if (COSID_TIME_BASED(def.strategy) && v13)
+	if (COSID_TIME_BASED(def.spec.strategy) && v13)
 	{
 		CosidGenDef old;
 		bool		had = history_identity(name, &old) ||
@@ -587,7 +588,7 @@ cosid_define(PG_FUNCTION_ARGS)
 			def.identity = old.identity;
 		cosid_gen_define_name(&def, had ? &old : NULL, fresh);
 	}
-	else if (COSID_TIME_BASED(def.strategy))
+	else if (COSID_TIME_BASED(def.spec.strategy))
 	{
 		/* 1.2's catalog: the name's state, as 1.2 keeps it (identity 0) */
 		CosidGenDef old;
@@ -598,7 +599,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	}
 
 	memset(nulls, ' ', sizeof(nulls));
-	values[1] = CStringGetTextDatum(cosid_strategy_name(def.strategy));
+	values[1] = CStringGetTextDatum(cosid_strategy_name(def.spec.strategy));
 	values[2] = JsonbPGetDatum(config);
 	layout_values(&def, &values[3], &nulls[3]);
 	values[9] = ObjectIdGetDatum(GetUserId());
@@ -613,7 +614,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	 * store to stay above.  A name whose numbers came from the lease store
 	 * cannot become local: only the store knows how far they went.
 	 */
-	if (def.strategy == COSID_STRATEGY_SEGMENT)
+	if (def.spec.strategy == COSID_STRATEGY_SEGMENT)
 	{
 		int64		last = 0;
 		int64		floor = PG_INT64_MIN;
@@ -621,30 +622,30 @@ cosid_define(PG_FUNCTION_ARGS)
 
 		if (history_last(name, &last, &from_store))
 		{
-			if (from_store && def.distributor == COSID_DISTRIBUTOR_LOCAL)
+			if (from_store && def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
 				key_error("distributor",
 						  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
 						  name);
-			if (def.group == COSID_GROUP_NONE && def.adopt == NULL &&
-				config_sets(config, "start") && def.start <= last)
+			if (def.spec.group == COSID_GROUP_NONE && def.spec.adopt == NULL &&
+				config_sets(config, "start") && def.spec.start <= last)
 				key_error("start",
 						  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
 						  last, name, last);
-			if (last > PG_INT64_MAX - def.step)
+			if (last > PG_INT64_MAX - def.spec.step)
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("generators named \"%s\" in this database used up every number", name),
 						 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
 						 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
 			floor = last + 1;
-			if (def.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def.group == COSID_GROUP_NONE &&
-				floor > def.start)
+			if (def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def.spec.group == COSID_GROUP_NONE &&
+				floor > def.spec.start)
 				config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(config),
 															DirectFunctionCall1(jsonb_in,
 																				CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
 			values[2] = JsonbPGetDatum(config);
 		}
-		if (def.distributor == COSID_DISTRIBUTOR_LOCAL)
+		if (def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
 		{
 			values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
 			nulls[10] = ' ';
@@ -659,7 +660,7 @@ cosid_define(PG_FUNCTION_ARGS)
 	 * using it (and no number it handed out comes again).
 	 */
 	nulls[14] = 'n';
-	if (def.strategy == COSID_STRATEGY_SEGMENT && def.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+	if (def.spec.strategy == COSID_STRATEGY_SEGMENT && def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
 	{
 		values[14] = CStringGetTextDatum(get_database_name(MyDatabaseId));
 		nulls[14] = ' ';
@@ -693,20 +694,20 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 {
 	const char *key = NULL;
 
-	if (old->strategy != new->strategy)
+	if (old->spec.strategy != new->spec.strategy)
 		key = "strategy";
-	else if (old->strategy == COSID_STRATEGY_SEGMENT)
+	else if (old->spec.strategy == COSID_STRATEGY_SEGMENT)
 	{
-		if (old->start != new->start)
+		if (old->spec.start != new->spec.start)
 			key = "start";
-		else if (old->group != new->group)
+		else if (old->spec.group != new->spec.group)
 			key = "group";
-		else if (strcmp(old->zone, new->zone) != 0)
+		else if (strcmp(old->spec.zone, new->spec.zone) != 0)
 			key = "zone";
-		else if ((old->adopt == NULL) != (new->adopt == NULL) ||
-				 (old->adopt && strcmp(old->adopt, new->adopt) != 0))
+		else if ((old->spec.adopt == NULL) != (new->spec.adopt == NULL) ||
+				 (old->spec.adopt && strcmp(old->spec.adopt, new->spec.adopt) != 0))
 			key = "adopt-sequence";
-		else if (old->distributor != new->distributor)
+		else if (old->spec.distributor != new->spec.distributor)
 			key = "distributor";
 		if (key)
 			ereport(ERROR,
@@ -716,17 +717,17 @@ check_alter(const char *name, const CosidGenDef *old, const CosidGenDef *new)
 					 errhint("Define a new generator instead; cosid_alter() changes the step, reserve, codec and int.")));
 		return;
 	}
-	else if (old->layout.epoch_ms != new->layout.epoch_ms)
+	else if (old->spec.layout.epoch_ms != new->spec.layout.epoch_ms)
 		key = "epoch";
-	else if (old->layout.unit_ms != new->layout.unit_ms)
+	else if (old->spec.layout.unit_ms != new->spec.layout.unit_ms)
 		key = "unit";
-	else if (old->layout.time_bits != new->layout.time_bits)
+	else if (old->spec.layout.time_bits != new->spec.layout.time_bits)
 		key = "time-bits";
-	else if (old->layout.node_bits != new->layout.node_bits)
+	else if (old->spec.layout.node_bits != new->spec.layout.node_bits)
 		key = "node-bits";
-	else if (old->layout.seq_bits != new->layout.seq_bits)
+	else if (old->spec.layout.seq_bits != new->spec.layout.seq_bits)
 		key = "seq-bits";
-	else if (old->uncertainty_bits != new->uncertainty_bits)
+	else if (old->spec.uncertainty_bits != new->spec.uncertainty_bits)
 		key = "uncertainty-bits";
 	if (key)
 		ereport(ERROR,
@@ -749,7 +750,6 @@ cosid_alter(PG_FUNCTION_ARGS)
 	CosidGenDef old;
 	CosidGenDef new;
 	CosidCodecRt *rt;
-	Oid			owner;
 	Oid			argtypes[4] = {TEXTOID, JSONBOID, INT8OID, OIDARRAYOID};
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', ' '};
@@ -761,8 +761,8 @@ cosid_alter(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	memset(&stored, 0, sizeof(stored));
-	cosid_catalog_read(name, true, false, &config, &stored, &owner, NULL);
-	cosid_catalog_check_owner(name, owner);
+	cosid_catalog_read(name, true, false, &config, &stored, NULL);
+	cosid_catalog_check_owner(name, stored.owner);
 
 	/* The patch replaces top-level keys; a key set to null goes back to its default. */
 	merged = DatumGetJsonbP(DirectFunctionCall1(jsonb_strip_nulls,
@@ -772,17 +772,17 @@ cosid_alter(PG_FUNCTION_ARGS)
 	cosid_gendef_parse(name, config, &old, false);
 	cosid_gendef_parse(name, merged, &new, false);
 	/* the stored layout is what ids were made with, whatever the presets say now */
-	old.layout = stored.layout;
-	old.strategy = stored.strategy;
+	old.spec.layout = stored.spec.layout;
+	old.spec.strategy = stored.spec.strategy;
 	check_alter(name, &old, &new);
 	/* the new codec is checked against the layout ids are made with */
 	{
-		int64		threshold = new.layout.seq_reset_threshold;
+		int64		threshold = new.spec.layout.seq_reset_threshold;
 
-		new.layout = stored.layout;
-		new.layout.seq_reset_threshold = threshold;
+		new.spec.layout = stored.spec.layout;
+		new.spec.layout.seq_reset_threshold = threshold;
 	}
-	new.owner = owner;
+	new.owner = stored.owner;
 	/*
 	 * A patch without "codec" keeps the functions the codec is bound to
 	 * (checked again as at every bind); only a "codec" given here is
@@ -793,8 +793,8 @@ cosid_alter(PG_FUNCTION_ARGS)
 		new.codec_fns[0] = stored.codec_fns[0];
 		new.codec_fns[1] = stored.codec_fns[1];
 	}
-	rt = cosid_codec_bind(new.codec, new.codec_len, &new, COSID_BIND_DEFINE, CurrentMemoryContext);
-	merged = cosid_codec_qualify(merged, rt);
+	rt = cosid_codecbind_generator(&new, COSID_BIND_DEFINE, CurrentMemoryContext);
+	merged = cosid_codecbind_qualify(merged, rt);
 
 	/*
 	 * A new step: the sequence hands out segments of the new size from now
@@ -802,8 +802,8 @@ cosid_alter(PG_FUNCTION_ARGS)
 	 */
 	old.seqid = stored.seqid;
 	cosid_catalog_check_sequence(&old);
-	if (new.strategy == COSID_STRATEGY_SEGMENT && new.step != old.step &&
-		old.distributor == COSID_DISTRIBUTOR_LOCAL)
+	if (new.spec.strategy == COSID_STRATEGY_SEGMENT && new.spec.step != old.spec.step &&
+		old.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
 	{
 		Oid			seqowner;
 		CosidAsRole as;
@@ -814,20 +814,20 @@ cosid_alter(PG_FUNCTION_ARGS)
 			/* cosid's own sequence: as the catalog's owner, who owns it */
 			seqowner = cosid_rel_owner(stored.seqid);
 			cosid_begin_as_role(seqowner, &as);
-			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.spec.step)));
 			cosid_end_as_role(&as);
 		}
 		else
 		{
 			/* an adopted sequence: only by whoever owns it now */
-			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.step)));
+			alter_sequence(stored.seqid, list_make1(int8_option("increment", new.spec.step)));
 		}
 	}
 
 	values[0] = CStringGetTextDatum(name);
 	values[1] = JsonbPGetDatum(merged);
-	values[2] = Int64GetDatum(new.layout.seq_reset_threshold);
-	if (!COSID_TIME_BASED(new.strategy))
+	values[2] = Int64GetDatum(new.spec.layout.seq_reset_threshold);
+	if (!COSID_TIME_BASED(new.spec.strategy))
 		nulls[2] = 'n';
 	values[3] = codec_functions_datum(rt, &nulls[3]);
 	v13 = cosid_catalog_is_1_3();
@@ -858,7 +858,6 @@ cosid_drop(PG_FUNCTION_ARGS)
 	Datum		values[1] = {CStringGetTextDatum(name)};
 	Jsonb	   *config;
 	CosidGenDef stored;
-	Oid			owner;
 
 	cosid_citus_refuse_on_worker("cosid_drop", name);
 	SPI_connect();
@@ -876,8 +875,8 @@ cosid_drop(PG_FUNCTION_ARGS)
 		}
 	}
 	memset(&stored, 0, sizeof(stored));
-	cosid_catalog_read(name, true, false, &config, &stored, &owner, NULL);
-	cosid_catalog_check_owner(name, owner);
+	cosid_catalog_read(name, true, false, &config, &stored, NULL);
+	cosid_catalog_check_owner(name, stored.owner);
 
 	/*
 	 * The name's history: the last number its sequence gave, read with
@@ -885,7 +884,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	 * when it commits they find the generator gone).  Defined again, the
 	 * name continues above it.
 	 */
-	if (stored.strategy == COSID_STRATEGY_SEGMENT && OidIsValid(stored.seqid))
+	if (stored.spec.strategy == COSID_STRATEGY_SEGMENT && OidIsValid(stored.seqid))
 	{
 		int64		last = 0;
 		bool		is_called;
@@ -901,7 +900,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 		}
 		history_write(name, last, false, forget);
 	}
-	else if (stored.strategy == COSID_STRATEGY_SEGMENT)
+	else if (stored.spec.strategy == COSID_STRATEGY_SEGMENT)
 		history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
 		history_write(name, 0, false, true);
@@ -912,7 +911,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 
 		cosid_gendef_parse(name, config, &parsed, false);
 		strlcpy(stored.name, name, NAMEDATALEN);
-		stored.uncertainty_bits = parsed.uncertainty_bits;
+		stored.spec.uncertainty_bits = parsed.spec.uncertainty_bits;
 		history_write_identity(&stored);
 	}
 	/* whatever its strategy: the name's record in pg_cosid/names too, at commit */
@@ -1016,24 +1015,24 @@ check_restored_generator(Relation rel, HeapTuple tup)
 	config = DatumGetJsonbP(row_value(tup, desc, "config", &isnull));
 	cosid_gendef_parse(name, config, &def, false);
 	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
-	if (strcmp(strategy, cosid_strategy_name(def.strategy)) != 0)
+	if (strcmp(strategy, cosid_strategy_name(def.spec.strategy)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot restore generator \"%s\"", name),
 				 errdetail("Its strategy column is \"%s\", its definition's strategy \"%s\".",
-						   strategy, cosid_strategy_name(def.strategy))));
+						   strategy, cosid_strategy_name(def.spec.strategy))));
 	def.owner = owner;
-	if (COSID_TIME_BASED(def.strategy))
+	if (COSID_TIME_BASED(def.spec.strategy))
 	{
 		char		msg[256];
 		const char *bad;
 
-		def.layout.epoch_ms = layout_column(tup, desc, name, "epoch_ms");
-		def.layout.unit_ms = (int) layout_column(tup, desc, name, "unit_ms");
-		def.layout.time_bits = (int) layout_column(tup, desc, name, "time_bits");
-		def.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
-		def.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
-		def.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
+		def.spec.layout.epoch_ms = layout_column(tup, desc, name, "epoch_ms");
+		def.spec.layout.unit_ms = (int) layout_column(tup, desc, name, "unit_ms");
+		def.spec.layout.time_bits = (int) layout_column(tup, desc, name, "time_bits");
+		def.spec.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
+		def.spec.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
+		def.spec.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
 		bad = stored_layout_problem(&def, msg, sizeof(msg));
 		if (bad)
 			ereport(ERROR,
@@ -1049,7 +1048,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
 		cosid_gen_check_define(&def);
 	}
-	(void) cosid_codec_bind(def.codec, def.codec_len, &def, COSID_BIND_DEFINE, CurrentMemoryContext);
+	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 
 	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
 	if (isnull)

@@ -13,6 +13,7 @@
  */
 #include "gencache.h"
 #include "catalog.h"
+#include "citus.h"
 #include "genstate.h"
 #include "slot.h"
 
@@ -147,7 +148,6 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 {
 	Jsonb	   *config;
 	CosidGenDef stored;
-	Oid			owner;
 	int			len = strlen(cname);
 	uint64		changes = codec_function_changes;
 	/* taken first: a change that arrives while this reads makes it read again */
@@ -162,33 +162,39 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	if (!OidIsValid(catalog_relid))
 		catalog_relid = get_relname_relid("generator", get_namespace_oid("cosid", false));
 	memset(&stored, 0, sizeof(stored));
-	cosid_catalog_read(cname, false, true, &config, &stored, &owner, hint);
+	/*
+	 * A Citus worker issues with the coordinator's generators (citus.c);
+	 * its own rows (from before it joined) only for names they lack.
+	 */
+	if (!(cosid_catalog_is_1_3() && cosid_citus_role() == COSID_CITUS_WORKER &&
+		  cosid_citus_read(cname, true, &config, &stored)))
+		cosid_catalog_read(cname, false, true, &config, &stored, hint);
 	cosid_gendef_parse(cname, config, &c->def, false);
-	c->def.strategy = stored.strategy;
-	c->def.layout = stored.layout;
+	c->def.spec.strategy = stored.spec.strategy;
+	c->def.spec.layout = stored.spec.layout;
 	c->def.seqid = stored.seqid;
-	c->def.owner = owner;
+	c->def.owner = stored.owner;
 	c->def.codec_fns[0] = stored.codec_fns[0];
 	c->def.codec_fns[1] = stored.codec_fns[1];
 	c->def.codec_by_name = stored.codec_by_name;
 	c->def.identity = stored.identity;
 	memcpy(c->def.counter_db, stored.counter_db, NAMEDATALEN);
-	c->def.adopt = NULL;		/* parsed in SPI's memory: not kept */
+	c->def.spec.adopt = NULL;		/* parsed in SPI's memory: not kept */
 	cosid_catalog_check_sequence(&c->def);
-	c->group_zone = c->def.group != COSID_GROUP_NONE ? pg_tzset(c->def.zone) : NULL;
+	c->group_zone = c->def.spec.group != COSID_GROUP_NONE ? pg_tzset(c->def.spec.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
-	c->codec = cosid_codec_bind(c->def.codec, c->def.codec_len, &c->def, COSID_BIND_STORED, c->cxt);
-	c->def.codec = NULL;
+	c->codec = cosid_codecbind_generator(&c->def, COSID_BIND_STORED, c->cxt);
+	c->def.spec.codec = NULL;
 	SPI_finish();
 
-	if (COSID_TIME_BASED(c->def.strategy) && c->def.layout.node_bits < cosid_machine_bits)
+	if (COSID_TIME_BASED(c->def.spec.strategy) && c->def.spec.layout.node_bits < cosid_machine_bits)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("generator \"%s\" has %d node bits, fewer than cosid.machine_bits (%d)",
-						cname, c->def.layout.node_bits, cosid_machine_bits),
+						cname, c->def.spec.layout.node_bits, cosid_machine_bits),
 				 errdetail("This server's slot does not fit the generator's layout."),
 				 errhint("Set cosid.machine_bits to %d or less, or define a generator with more node bits.",
-						 c->def.layout.node_bits)));
+						 c->def.spec.layout.node_bits)));
 
 	if (need_entry)
 		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);

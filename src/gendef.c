@@ -75,41 +75,24 @@ cosid_gendef_parse(const char *name, Jsonb *config, CosidGenDef *def,
 	size_t		buflen = len + COSID_DEFINITION_TEXT_EXTRA;
 	char	   *path = palloc(buflen);
 	char	   *msg = palloc(buflen);
-	CosidDefinition d;
-
-	if (!cosid_definition_parse(json, len, &definition_hooks,
-								cosid_core_alloc, CurrentMemoryContext, &d,
-								path, buflen, msg, buflen))
-		key_error(path, "%s", msg);
 
 	memset(def, 0, sizeof(*def));
+	if (!cosid_definition_parse(json, len, &definition_hooks,
+								cosid_core_alloc, CurrentMemoryContext, &def->spec,
+								path, buflen, msg, buflen))
+		key_error(path, "%s", msg);
 	strlcpy(def->name, name, NAMEDATALEN);
-	def->strategy = d.strategy;
-	def->layout = d.layout;		/* all zero for a segment generator */
-	def->policy = d.policy;
-	def->int32 = d.int32;
-	def->uncertainty_bits = d.uncertainty_bits;
-	def->step = d.step;
-	def->start = d.start;
-	def->group = d.group;
-	StaticAssertStmt(sizeof(def->zone) == sizeof(d.zone), "zone sizes differ");
-	strlcpy(def->zone, d.zone, sizeof(def->zone));
-	def->adopt = (char *) d.adopt;	/* in this context, or NULL */
-	def->distributor = d.distributor;
-	def->reserve = d.reserve;
-	def->codec = d.codec;		/* the list's JSON text, or NULL */
-	def->codec_len = d.codec_len;
 	/* seqid, owns_sequence, owner: the catalog's, set by callers */
 
-	if (check_machine_bits && COSID_TIME_BASED(def->strategy) &&
-		def->layout.node_bits < cosid_machine_bits)
+	if (check_machine_bits && COSID_TIME_BASED(def->spec.strategy) &&
+		def->spec.layout.node_bits < cosid_machine_bits)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid generator definition"),
 				 errdetail("At node-bits: the layout has %d node bits, fewer than cosid.machine_bits (%d); every time-based layout must hold this server's slot.",
-						   def->layout.node_bits, cosid_machine_bits),
+						   def->spec.layout.node_bits, cosid_machine_bits),
 				 errhint("Use a layout with more node bits, or set cosid.machine_bits to %d or less.",
-						 def->layout.node_bits)));
+						 def->spec.layout.node_bits)));
 	pfree(json);
 	pfree(path);
 	pfree(msg);

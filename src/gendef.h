@@ -18,25 +18,16 @@
 #include "core/definition.h"
 #include "core/timegen.h"
 
-/* A parsed, validated generator definition. */
+/*
+ * A parsed, validated generator definition: what the JSON says (core's
+ * CosidDefinition, as cosid_definition_parse fills it) and what the catalog
+ * adds.
+ */
 typedef struct CosidGenDef
 {
 	char		name[NAMEDATALEN];
-	CosidStrategy strategy;
-	CosidLayout layout;
-	CosidClockPolicy policy;
-	bool		int32;			/* "int": ids must fit int4 */
-	int			uncertainty_bits;
-	const char *codec;			/* the "codec" list's JSON text, NULL when none */
-	size_t		codec_len;
-	/* segment generators */
-	int64		step;
-	int64		start;
-	CosidGroup	group;
-	char		zone[64];		/* the group's zone */
-	char	   *adopt;			/* "adopt-sequence" as written, or NULL */
-	CosidDistributor distributor;	/* where segments come from */
-	int			reserve;		/* lease-store: segments kept fetched ahead */
+	CosidDefinition spec;		/* strategy, layout, policy, int, uncertainty
+								 * bits, segment keys, codec list */
 	Oid			seqid;			/* the backing sequence (catalog) */
 	bool		owns_sequence;	/* cosid made it (and drops it) */
 	Oid			owner;			/* its owner: custom codec functions run as it */

@@ -256,7 +256,7 @@ make_key(const CosidGenDef *def, CosidGenKey *key)
 {
 	memset(key, 0, sizeof(*key));
 	strlcpy(key->name, def->name, NAMEDATALEN);
-	if (!COSID_TIME_BASED(def->strategy))
+	if (!COSID_TIME_BASED(def->spec.strategy))
 	{
 		key->dbid = MyDatabaseId;
 		key->seqid = def->seqid;
@@ -584,18 +584,18 @@ layout_record(Names *n, const CosidGenDef *def, NameRecord *rec)
 static void
 record_set_layout(NameRecord *r, const CosidGenDef *def)
 {
-	r->wide = def->strategy == COSID_STRATEGY_COSID80;
-	r->uncertainty_bits = def->uncertainty_bits;
-	r->layout = def->layout;
+	r->wide = def->spec.strategy == COSID_STRATEGY_COSID80;
+	r->uncertainty_bits = def->spec.uncertainty_bits;
+	r->layout = def->spec.layout;
 	r->layout.seq_reset_threshold = 0;	/* may change; ids do not */
 }
 
 static bool
 record_same_layout(const NameRecord *r, const CosidGenDef *def)
 {
-	return r->wide == (def->strategy == COSID_STRATEGY_COSID80) &&
-		r->uncertainty_bits == def->uncertainty_bits &&
-		cosid_layout_same_ids(&r->layout, &def->layout);
+	return r->wide == (def->spec.strategy == COSID_STRATEGY_COSID80) &&
+		r->uncertainty_bits == def->spec.uncertainty_bits &&
+		cosid_layout_same_ids(&r->layout, &def->spec.layout);
 }
 
 /*
@@ -668,7 +668,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 	const CosidLayout *old = &rec->layout;
 	int64		floor;
 	int64		first;
-	int64		now_unit = cosid_unit_of(&def->layout, (int64) cosid_now_ms());
+	int64		now_unit = cosid_unit_of(&def->spec.layout, (int64) cosid_now_ms());
 
 	/*
 	 * Switching for real (at issue): the bound on what the old layout issued
@@ -683,7 +683,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						def->name),
 				 errhint("Ids are issued as soon as the cosid slot worker has opened a window.")));
 
-	if (rec->wide || def->strategy == COSID_STRATEGY_COSID80)
+	if (rec->wide || def->spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(code),
 				 errmsg("generator \"%s\" already issued ids with another layout on this server",
@@ -692,9 +692,9 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						   layout_text(old, rec->uncertainty_bits)),
 				 errhint("Define it with its earlier layout, or use another name.")));
 	floor = Max(rec->floor, max_id_until(old, rec->uncertainty_bits, issued_bound_ms()));
-	first = first_unit_above(&def->layout, def->uncertainty_bits, floor);
+	first = first_unit_above(&def->spec.layout, def->spec.uncertainty_bits, floor);
 	/* past the end of timestamps (a seconds unit with many time bits): never */
-	if (first > (PG_INT64_MAX / 1000 - def->layout.epoch_ms) / def->layout.unit_ms / 1000)
+	if (first > (PG_INT64_MAX / 1000 - def->spec.layout.epoch_ms) / def->spec.layout.unit_ms / 1000)
 		first = -1;
 	if (first < 0 || first > now_unit)
 		ereport(ERROR,
@@ -705,7 +705,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
 						   layout_text(old, rec->uncertainty_bits), floor,
 						   first < 0 ? "never reach above that" :
 						   psprintf("reach above that only from %s",
-									cosid_ms_text(cosid_unit_start_ms(&def->layout, first)))),
+									cosid_ms_text(cosid_unit_start_ms(&def->spec.layout, first)))),
 				 errhint("Keep the earlier layout, choose an earlier epoch, or use another name.")));
 	return floor;
 }
@@ -725,7 +725,7 @@ identity_layout_error(const NameRecord *rec, const CosidGenDef *def, int code)
 					def->name),
 			 errdetail("Its identity issued ids with %s; its definition says %s. A generator takes another layout only when it is defined again, which gives it an identity of its own.",
 					   layout_text(&rec->layout, rec->uncertainty_bits),
-					   layout_text(&def->layout, def->uncertainty_bits)),
+					   layout_text(&def->spec.layout, def->spec.uncertainty_bits)),
 			 errhint("Drop the generator and define it again with the layout it needs.")));
 }
 
@@ -735,7 +735,7 @@ cosid_gen_check_define(const CosidGenDef *def)
 	Names		n;
 	NameRecord *rec;
 
-	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return;
 	LWLockAcquire(names_lock, LW_SHARED);
 	names_read(&n);
@@ -768,9 +768,9 @@ cosid_gen_name_identity(const char *name, CosidGenDef *old)
 	memset(old, 0, sizeof(*old));
 	strlcpy(old->name, name, NAMEDATALEN);
 	old->identity = rec->ident;
-	old->strategy = rec->wide ? COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
-	old->uncertainty_bits = rec->uncertainty_bits;
-	old->layout = rec->layout;
+	old->spec.strategy = rec->wide ? COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
+	old->spec.uncertainty_bits = rec->uncertainty_bits;
+	old->spec.layout = rec->layout;
 	return true;
 }
 
@@ -782,7 +782,7 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 	NameRecord	base;
 	bool		changes;
 
-	if (!COSID_TIME_BASED(def->strategy) || !cosid_preloaded)
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return;
 	LWLockAcquire(names_lock, LW_EXCLUSIVE);
 	names_read(&n);
@@ -1087,9 +1087,9 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 	e->tombstone = false;
 	e->key = *key;
 	e->db = MyDatabaseId;
-	e->time_based = COSID_TIME_BASED(def->strategy);
-	e->layout = def->layout;
-	e->uncertainty_bits = def->uncertainty_bits;
+	e->time_based = COSID_TIME_BASED(def->spec.strategy);
+	e->layout = def->spec.layout;
+	e->uncertainty_bits = def->spec.uncertainty_bits;
 	e->seqid = def->seqid;
 	e->last_used_ms = now;
 	e->seg_next = 1;
@@ -1113,14 +1113,14 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 		 */
 		int64		end = Max(name_end_ms,
 							  (int64) pg_atomic_read_u64(retired_ms));
-		int64		last = cosid_unit_of(&def->layout, Max(now, end));
+		int64		last = cosid_unit_of(&def->spec.layout, Max(now, end));
 
 		if (end > now)
 			last--;				/* an exclusive end: its unit is free */
-		if (floor >= 0 && def->strategy != COSID_STRATEGY_COSID80)
-			last = Max(last, first_unit_above(&def->layout, def->uncertainty_bits, floor) - 1);
+		if (floor >= 0 && def->spec.strategy != COSID_STRATEGY_COSID80)
+			last = Max(last, first_unit_above(&def->spec.layout, def->spec.uncertainty_bits, floor) - 1);
 		e->state.last_unit = last;
-		e->state.seq = cosid_layout_max_seq(&def->layout);
+		e->state.seq = cosid_layout_max_seq(&def->spec.layout);
 	}
 	else
 		e->state = (CosidTimeState) COSID_TIME_STATE_INIT;
@@ -1130,9 +1130,9 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 static bool
 entry_serves(CosidGenEntry *e, const CosidGenDef *def)
 {
-	return !COSID_TIME_BASED(def->strategy) ||
-		(cosid_layout_same_ids(&e->layout, &def->layout) &&
-		 e->uncertainty_bits == def->uncertainty_bits);
+	return !COSID_TIME_BASED(def->spec.strategy) ||
+		(cosid_layout_same_ids(&e->layout, &def->spec.layout) &&
+		 e->uncertainty_bits == def->spec.uncertainty_bits);
 }
 
 /* The entry of key if it serves def, with its tag (lock held). */
@@ -1188,7 +1188,7 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	 * the entry is made, so entries of one identity with two layouts are
 	 * made one after the other, each above the other.
 	 */
-	if (COSID_TIME_BASED(def->strategy))
+	if (COSID_TIME_BASED(def->spec.strategy))
 	{
 		/* an error releases it (LWLockReleaseAll at abort); only identity 0 writes */
 		LWLockAcquire(names_lock, def->identity == 0 ? LW_EXCLUSIVE : LW_SHARED);
@@ -1199,14 +1199,14 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	if (e != NULL)
 	{
 		LWLockRelease(cosid_gen_hash_lock);
-		if (COSID_TIME_BASED(def->strategy))
+		if (COSID_TIME_BASED(def->spec.strategy))
 			LWLockRelease(names_lock);
 		*tag = t;
 		return e;
 	}
 	if (index >= 0)
 		free_entry(index);		/* the identity's entry had another layout */
-	if (COSID_TIME_BASED(def->strategy))
+	if (COSID_TIME_BASED(def->spec.strategy))
 		tomb = find_tombstone(&key);
 	if (tomb >= 0)
 	{
@@ -1228,10 +1228,51 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	t = e->tag;
 	SpinLockRelease(&e->mutex);
 	LWLockRelease(cosid_gen_hash_lock);
-	if (COSID_TIME_BASED(def->strategy))
+	if (COSID_TIME_BASED(def->spec.strategy))
 		LWLockRelease(names_lock);
 	*tag = t;
 	return e;
+}
+
+int
+cosid_gen_stats(CosidGenWanted wanted, void *arg, CosidGenStats **out)
+{
+	/* allocated before the lock: at most every entry */
+	CosidGenStats *stats = palloc(sizeof(CosidGenStats) * Max(cosid_max_generators, 1));
+	int			n = 0;
+
+	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
+	for (int i = 0; i < cosid_max_generators; i++)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[i];
+		CosidGenStats *s = &stats[n];
+
+		/* the key, layout and sequence change only under the hash lock */
+		if (!e->in_use || !wanted(&e->key, e->time_based, arg))
+			continue;
+		s->key = e->key;
+		s->time_based = e->time_based;
+		s->layout = e->layout;
+		s->seqid = e->seqid;
+		SpinLockAcquire(&e->mutex);
+		s->issued = e->issued;
+		s->seq_waits = e->seq_waits;
+		s->clock_borrows = e->clock_borrows;
+		s->clock_waits = e->clock_waits;
+		s->clock_failures = e->clock_failures;
+		s->segment_fetches = e->segment_fetches;
+		s->segment_waits = e->segment_waits;
+		SpinLockRelease(&e->mutex);
+		n++;
+	}
+	LWLockRelease(cosid_gen_hash_lock);
+	if (n == 0)
+	{
+		pfree(stats);
+		stats = NULL;
+	}
+	*out = stats;
+	return n;
 }
 
 uint64

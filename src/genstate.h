@@ -165,6 +165,35 @@ extern void cosid_gen_release_at_commit(const CosidGenDef *def);
 extern void cosid_gen_at_commit(bool commit);
 extern void cosid_gen_at_subxact(bool commit, SubTransactionId sub, SubTransactionId parent);
 
+/*
+ * One entry's counters and what identifies it (cosid.stats()): a copy,
+ * taken under the entry's lock.
+ */
+typedef struct CosidGenStats
+{
+	CosidGenKey key;
+	bool		time_based;
+	CosidLayout layout;			/* time-based */
+	Oid			seqid;			/* segment generators; InvalidOid: the lease
+								 * store's, or time-based */
+	uint64		issued;
+	uint64		seq_waits;
+	uint64		clock_borrows;
+	uint64		clock_waits;
+	uint64		clock_failures;
+	uint64		segment_fetches;
+	uint64		segment_waits;
+} CosidGenStats;
+
+/*
+ * The stats of every entry in use whose generator wanted(key, time_based,
+ * arg) accepts, in *out (palloc'd in the current context; NULL when none);
+ * returns how many.  wanted runs under the entries' hash lock: it must not
+ * raise an error, allocate or wait.
+ */
+typedef bool (*CosidGenWanted) (const CosidGenKey *key, bool time_based, void *arg);
+extern int	cosid_gen_stats(CosidGenWanted wanted, void *arg, CosidGenStats **out);
+
 /* Ids issued by every entry in use (for telling whether the window is used). */
 extern uint64 cosid_gen_issued_total(void);
 

@@ -6,7 +6,9 @@
  * Owns: nothing but these functions.  Must not: issue ids or change state.
  */
 #include "catalog.h"
+#include "codecbind.h"
 #include "gencache.h"
+#include "genstate.h"
 #include "issue.h"
 #include "slot.h"
 #include "slot_source.h"
@@ -30,7 +32,7 @@ PG_FUNCTION_INFO_V1(cosid_slot);
 static void
 check_time_based(CosidGenCache *c, const char *what)
 {
-	if (!COSID_TIME_BASED(c->def.strategy))
+	if (!COSID_TIME_BASED(c->def.spec.strategy))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("%s needs a time-based generator; \"%s\" is a segment generator", what,
@@ -43,7 +45,7 @@ check_time_based(CosidGenCache *c, const char *what)
 static Datum
 parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
 {
-	const CosidLayout *l = &c->def.layout;
+	const CosidLayout *l = &c->def.spec.layout;
 	/* the last Unix millisecond whose microseconds fit a timestamptz */
 	const int64 max_ms = PG_INT64_MAX / 1000;
 	TupleDesc	tupdesc;
@@ -74,8 +76,8 @@ parts_tuple(FunctionCallInfo fcinfo, CosidGenCache *c, const CosidId *id)
 			uint64		lastid = (uint64) cosid_layout_pack(l, last, (INT64CONST(1) << l->node_bits) - 1,
 														   cosid_layout_max_seq(l));
 
-			lastid = (lastid << c->def.uncertainty_bits) |
-				((UINT64CONST(1) << c->def.uncertainty_bits) - 1);
+			lastid = (lastid << c->def.spec.uncertainty_bits) |
+				((UINT64CONST(1) << c->def.spec.uncertainty_bits) - 1);
 			snprintf(idtext, sizeof(idtext), INT64_FORMAT, id->id);
 			snprintf(lasttext, sizeof(lasttext), UINT64_FORMAT, lastid);
 		}
@@ -101,7 +103,7 @@ id_out_of_range(CosidGenCache *c, int64 id)
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg(INT64_FORMAT " is not an id of generator \"%s\"", id, c->def.name),
 			 errdetail("Its ids are from 0 to 2^%d - 1.",
-					   cosid_layout_total_bits(&c->def.layout) + c->def.uncertainty_bits)));
+					   cosid_layout_total_bits(&c->def.spec.layout) + c->def.spec.uncertainty_bits)));
 }
 
 Datum
@@ -114,9 +116,9 @@ cosid_unpack(PG_FUNCTION_ARGS)
 	cosid_check_not_cosid80(c, "cosid_unpack_text(name, text)");
 	memset(&id, 0, sizeof(id));
 	id.id = PG_GETARG_INT64(1);
-	if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+	if (!cosid_layout_holds_id(&c->def.spec.layout, c->def.spec.uncertainty_bits, id.id))
 		id_out_of_range(c, id.id);
-	cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+	cosid_layout_unpack(&c->def.spec.layout, id.id >> c->def.spec.uncertainty_bits,
 						&id.time, &id.node, &id.seq);
 	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
 }
@@ -128,13 +130,13 @@ cosid_unpack_text(PG_FUNCTION_ARGS)
 	CosidId		id;
 
 	check_time_based(c, "cosid_unpack_text()");
-	cosid_codec_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
+	cosid_codecbind_decode(c->codec, PG_GETARG_TEXT_PP(1), &id);
 	if (!id.wide)
 	{
 		/* a custom decode function may return any bigint */
-		if (!cosid_layout_holds_id(&c->def.layout, c->def.uncertainty_bits, id.id))
+		if (!cosid_layout_holds_id(&c->def.spec.layout, c->def.spec.uncertainty_bits, id.id))
 			id_out_of_range(c, id.id);
-		cosid_layout_unpack(&c->def.layout, id.id >> c->def.uncertainty_bits,
+		cosid_layout_unpack(&c->def.spec.layout, id.id >> c->def.spec.uncertainty_bits,
 							&id.time, &id.node, &id.seq);
 	}
 	PG_RETURN_DATUM(parts_tuple(fcinfo, c, &id));
@@ -147,7 +149,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
 	int32		node = PG_GETARG_INT32(2);
 	int64		seq = PG_GETARG_INT64(3);
-	const CosidLayout *l = &c->def.layout;
+	const CosidLayout *l = &c->def.spec.layout;
 	/* the last Unix millisecond whose microseconds fit an int64 */
 	const int64 max_ms = PG_INT64_MAX / 1000;
 	int64		last;
@@ -186,7 +188,7 @@ cosid_pack(PG_FUNCTION_ARGS)
 				 errmsg("sequence " INT64_FORMAT " is out of range for generator \"%s\"",
 						seq, c->def.name),
 				 errdetail("Its sequences are from 0 to " INT64_FORMAT ".", cosid_layout_max_seq(l))));
-	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.uncertainty_bits));
+	PG_RETURN_INT64((int64) ((uint64) cosid_layout_pack(l, time, node, seq) << c->def.spec.uncertainty_bits));
 }
 
 Datum
@@ -237,11 +239,28 @@ timed_generators(int *count)
 	return gens;
 }
 
-static bool
-is_timed_generator(const TimedGen *gens, int count, const CosidGenKey *key)
+/* This database's timed generators, for cosid_gen_stats. */
+typedef struct TimedGens
 {
-	for (int i = 0; i < count; i++)
-		if (gens[i].ident == key->ident && strncmp(gens[i].name, key->name, NAMEDATALEN) == 0)
+	const TimedGen *gens;
+	int			count;
+} TimedGens;
+
+/*
+ * This database's entries only: a segment generator's is keyed by its
+ * database; a time-based one's by its identity, which this database and its
+ * copies have (another database's generator of the name has another).
+ */
+static bool
+in_this_database(const CosidGenKey *key, bool time_based, void *arg)
+{
+	const TimedGens *timed = arg;
+
+	if (!time_based)
+		return key->dbid == MyDatabaseId;
+	for (int i = 0; i < timed->count; i++)
+		if (timed->gens[i].ident == key->ident &&
+			strncmp(timed->gens[i].name, key->name, NAMEDATALEN) == 0)
 			return true;
 	return false;
 }
@@ -250,60 +269,45 @@ Datum
 cosid_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TimedGen   *timed;
-	int			ntimed;
+	TimedGens	timed;
+	CosidGenStats *stats;
+	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!cosid_preloaded)
 		return (Datum) 0;
 
-	timed = timed_generators(&ntimed);
-	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
-	for (int i = 0; i < cosid_max_generators; i++)
+	timed.gens = timed_generators(&timed.count);
+	n = cosid_gen_stats(in_this_database, &timed, &stats);
+	for (int i = 0; i < n; i++)
 	{
-		CosidGenEntry *e = &cosid_gen_entries[i];
+		const CosidGenStats *s = &stats[i];
 		Datum		values[15];
 		bool		nulls[15] = {false};
-		uint64		counts[7];
 
-		/*
-		 * This database's entries only: a segment generator's is keyed by its
-		 * database; a time-based one's by its identity, which this database
-		 * and its copies have (another database's generator of the name has
-		 * another).
-		 */
-		if (!e->in_use ||
-			(e->time_based ? !is_timed_generator(timed, ntimed, &e->key) :
-			 e->key.dbid != MyDatabaseId))
-			continue;
-		SpinLockAcquire(&e->mutex);
-		counts[0] = e->issued;
-		counts[1] = e->seq_waits;
-		counts[2] = e->clock_borrows;
-		counts[3] = e->clock_waits;
-		counts[4] = e->clock_failures;
-		counts[5] = e->segment_fetches;
-		counts[6] = e->segment_waits;
-		SpinLockRelease(&e->mutex);
-		values[0] = CStringGetTextDatum(e->key.name);
-		for (int j = 0; j < 7; j++)
-			values[j + 1] = Int64GetDatum((int64) counts[j]);
+		values[0] = CStringGetTextDatum(s->key.name);
+		values[1] = Int64GetDatum((int64) s->issued);
+		values[2] = Int64GetDatum((int64) s->seq_waits);
+		values[3] = Int64GetDatum((int64) s->clock_borrows);
+		values[4] = Int64GetDatum((int64) s->clock_waits);
+		values[5] = Int64GetDatum((int64) s->clock_failures);
+		values[6] = Int64GetDatum((int64) s->segment_fetches);
+		values[7] = Int64GetDatum((int64) s->segment_waits);
 		/* whose state this is: the view matches it to the catalog */
-		values[8] = Int64GetDatum(e->layout.epoch_ms);
-		values[9] = Int32GetDatum((int32) e->layout.unit_ms);
-		values[10] = Int32GetDatum(e->layout.time_bits);
-		values[11] = Int32GetDatum(e->layout.node_bits);
-		values[12] = Int32GetDatum(e->layout.seq_bits);
-		values[13] = ObjectIdGetDatum(e->seqid);
-		if (!e->time_based)
+		values[8] = Int64GetDatum(s->layout.epoch_ms);
+		values[9] = Int32GetDatum((int32) s->layout.unit_ms);
+		values[10] = Int32GetDatum(s->layout.time_bits);
+		values[11] = Int32GetDatum(s->layout.node_bits);
+		values[12] = Int32GetDatum(s->layout.seq_bits);
+		values[13] = ObjectIdGetDatum(s->seqid);
+		if (!s->time_based)
 			nulls[8] = nulls[9] = nulls[10] = nulls[11] = nulls[12] = true;
 		/* no sequence: time-based, or segments from the lease store */
-		nulls[13] = !OidIsValid(e->seqid);
-		values[14] = Int64GetDatum(e->key.ident);
-		nulls[14] = !e->time_based;
+		nulls[13] = !OidIsValid(s->seqid);
+		values[14] = Int64GetDatum(s->key.ident);
+		nulls[14] = !s->time_based;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(cosid_gen_hash_lock);
 	return (Datum) 0;
 }
 

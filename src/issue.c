@@ -13,6 +13,7 @@
  * Must not: read the catalog (gencache.c does) or change the window.
  */
 #include "issue.h"
+#include "codecbind.h"
 #include "gencache.h"
 #include "random.h"
 #include "segment.h"
@@ -70,7 +71,7 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 					 errmsg("clock moved backwards by " INT64_FORMAT " ms: generator \"%s\" will not issue an id",
 							behind_ms, name),
 					 errdetail("Its clock-regression policy borrows up to " INT64_FORMAT " ms and waits up to " INT64_FORMAT " ms.",
-							   c->def.policy.borrow_ms, c->def.policy.wait_ms),
+							   c->def.spec.policy.borrow_ms, c->def.spec.policy.wait_ms),
 					 errhint("Ids are issued again once the clock has caught up.")));
 			break;
 		case COSID_NEXT_BEFORE_WINDOW:
@@ -88,13 +89,13 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("generator \"%s\" has run out of time: the clock is past the end of its layout", name),
 					 errdetail("Its layout holds %d bits of time in %s from its epoch.",
-							   c->def.layout.time_bits, c->def.layout.unit_ms == 1 ? "milliseconds" : "seconds")));
+							   c->def.spec.layout.time_bits, c->def.spec.layout.unit_ms == 1 ? "milliseconds" : "seconds")));
 			break;
 		case COSID_NEXT_BEFORE_EPOCH:
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("clock is before the epoch of generator \"%s\" (%s)",
-							name, cosid_ms_text(c->def.layout.epoch_ms))));
+							name, cosid_ms_text(c->def.spec.layout.epoch_ms))));
 			break;
 		case COSID_NEXT_WINDOW_ENDED:
 			switch (cosid_window_state())
@@ -241,7 +242,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 		w.open_wait_ms = COSID_WINDOW_LEAD_MS;
 		pg_read_barrier();
 		*slot = cosid_window_slot();	/* published before the window */
-		got = cosid_time_next_many(&c->def.layout, &c->def.policy, &w,
+		got = cosid_time_next_many(&c->def.spec.layout, &c->def.spec.policy, &w,
 								   &e->state, now, n, first_seq, unit, &r,
 								   &wait_until);
 		e->issued += got;
@@ -385,9 +386,10 @@ release_block_at_executor_end(QueryDesc *queryDesc)
 }
 
 /*
- * What a backend holds in shared state of its own (a block of ids, a
- * segment fetch) it gives back itself when it exits, also on FATAL; a crash
- * restarts shared memory anyway.  Registered once, outside any spinlock.
+ * The block of ids a backend holds goes back to its generator's entry when
+ * the backend exits, also on FATAL; a crash restarts shared memory anyway.
+ * (A segment fetch's flag is segment.c's: clear_fetching_at_exit.)
+ * Registered once, outside any spinlock.
  */
 static void
 release_at_exit(int code, Datum arg)
@@ -442,7 +444,7 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 	{
 		block.entry = c->entry;
 		block.tag = c->entry_tag;
-		block.layout = &c->def.layout;
+		block.layout = &c->def.spec.layout;
 		block.slot = *slot;
 		block.unit = *unit;
 		block.next = *first_seq + 1;
@@ -458,15 +460,15 @@ issue(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_seq)
 static int64
 finish_id(CosidGenCache *c, int slot, int64 unit, int64 seq)
 {
-	int64		id = cosid_layout_pack(&c->def.layout, unit, slot, seq);
+	int64		id = cosid_layout_pack(&c->def.spec.layout, unit, slot, seq);
 
-	if (c->def.uncertainty_bits > 0)
+	if (c->def.spec.uncertainty_bits > 0)
 	{
 		uint64		rnd;
 
 		cosid_random_bytes((uint8 *) &rnd, sizeof(rnd));
-		id = (int64) (((uint64) id << c->def.uncertainty_bits) |
-					  (rnd & ((UINT64CONST(1) << c->def.uncertainty_bits) - 1)));
+		id = (int64) (((uint64) id << c->def.spec.uncertainty_bits) |
+					  (rnd & ((UINT64CONST(1) << c->def.spec.uncertainty_bits) - 1)));
 	}
 	return id;
 }
@@ -485,7 +487,7 @@ check_int32(CosidGenCache *c, int64 id)
 void
 cosid_check_not_cosid80(CosidGenCache *c, const char *instead)
 {
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("generator \"%s\" makes 80-bit ids, which do not fit a bigint", c->def.name),
@@ -508,7 +510,7 @@ next_number(CosidGenCache *c)
 	int64		id;
 
 	cosid_check_not_cosid80(c, "cosid_next_text()");
-	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+	if (c->def.spec.strategy == COSID_STRATEGY_SEGMENT)
 		cosid_segment_issue(c, 1, &id);
 	else
 	{
@@ -524,7 +526,7 @@ cosid_next(PG_FUNCTION_ARGS)
 	CosidGenCache *c = lookup_issuer(fcinfo);
 	int64		id = next_number(c);
 
-	if (c->def.int32)
+	if (c->def.spec.int32)
 		check_int32(c, id);
 	PG_RETURN_INT64(id);
 }
@@ -546,7 +548,7 @@ id_text(CosidGenCache *c, int slot, int64 unit, int64 seq)
 	CosidId		id;
 
 	memset(&id, 0, sizeof(id));
-	if (c->def.strategy == COSID_STRATEGY_COSID80)
+	if (c->def.spec.strategy == COSID_STRATEGY_COSID80)
 	{
 		id.wide = true;
 		id.time = unit;
@@ -556,10 +558,10 @@ id_text(CosidGenCache *c, int slot, int64 unit, int64 seq)
 	else
 	{
 		id.id = finish_id(c, slot, unit, seq);
-		if (c->def.int32)
+		if (c->def.spec.int32)
 			check_int32(c, id.id);
 	}
-	return cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms());
+	return cosid_codecbind_encode(c->codec, &id, (int64) cosid_now_ms());
 }
 
 Datum
@@ -570,15 +572,15 @@ cosid_next_text(PG_FUNCTION_ARGS)
 	int64		unit;
 	int64		seq;
 
-	if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+	if (c->def.spec.strategy == COSID_STRATEGY_SEGMENT)
 	{
 		CosidId		id;
 
 		memset(&id, 0, sizeof(id));
 		cosid_segment_issue(c, 1, &id.id);
-		if (c->def.int32)
+		if (c->def.spec.int32)
 			check_int32(c, id.id);
-		PG_RETURN_TEXT_P(cosid_codec_encode(c->codec, &id, (int64) cosid_now_ms()));
+		PG_RETURN_TEXT_P(cosid_codecbind_encode(c->codec, &id, (int64) cosid_now_ms()));
 	}
 	issue(c, 1, &slot, &unit, &seq);
 	PG_RETURN_TEXT_P(id_text(c, slot, unit, seq));
@@ -635,7 +637,7 @@ cosid_next_many(PG_FUNCTION_ARGS)
 
 		if (want == 0)
 			SRF_RETURN_DONE(f);
-		if (c->def.strategy == COSID_STRATEGY_SEGMENT)
+		if (c->def.spec.strategy == COSID_STRATEGY_SEGMENT)
 			st->nbuf = (int) cosid_segment_issue(c, want, st->buf);
 		else
 		{
@@ -649,7 +651,7 @@ cosid_next_many(PG_FUNCTION_ARGS)
 			for (int i = 0; i < st->nbuf; i++)
 				st->buf[i] = finish_id(c, slot, unit, first + i);
 		}
-		if (c->def.int32)
+		if (c->def.spec.int32)
 			for (int i = 0; i < st->nbuf; i++)
 				check_int32(c, st->buf[i]);
 		st->remaining -= st->nbuf;

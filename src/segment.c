@@ -208,6 +208,18 @@ report_store_away(CosidGenCache *c)
 }
 
 /*
+ * What cosid.segment_acquire needs of the store's cosid: 1.3 gave it the
+ * database and owner arguments that name a counter (the 7 arguments sent
+ * below).
+ */
+#define SEGMENT_ACQUIRE_VERSION "1.3"
+
+/* The store's SQLSTATEs that mean something to a segment fetch. */
+#define COUNTER_USED_UP		"22003"	/* the counter has no numbers left */
+#define COUNTER_NOT_YOURS	"42501"	/* another owner's, or another store
+									 * role's, counter */
+
+/*
  * Ask the store for count segments, at or above start: true with the range;
  * false with err filled in when the store could not be reached, did not
  * answer in time, or refused for a reason of its own (read-only, an older
@@ -261,7 +273,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	params[4] = step_s;
 	params[5] = start_s;
 	params[6] = count_s;
-	snprintf(step_s, sizeof(step_s), INT64_FORMAT, c->def.step);
+	snprintf(step_s, sizeof(step_s), INT64_FORMAT, c->def.spec.step);
 	snprintf(start_s, sizeof(start_s), INT64_FORMAT, start);
 	snprintf(count_s, sizeof(count_s), "%d", count);
 	for (int attempt = 0;; attempt++)
@@ -287,7 +299,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 		}
 		res = cosid_store_run(store_conn,
 							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5, $6, $7)",
-							  7, params, "1.3", err, errlen, sqlstate);
+							  7, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
 		if (res != NULL)
 		{
 			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
@@ -297,7 +309,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			{
 				*first = strtoi64(PQgetvalue(res, 0, 0), NULL, 10);
 				*last = strtoi64(PQgetvalue(res, 0, 1), NULL, 10);
-				ok = *last - *first + 1 == c->def.step * count;
+				ok = *last - *first + 1 == c->def.spec.step * count;
 			}
 			PQclear(res);
 			if (ok)
@@ -309,14 +321,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 		if (sqlstate[0] != '\0' && cosid_store_keep(store_conn, sqlstate))
 		{
 			/* the store answered, with an error */
-			if (strcmp(sqlstate, "22003") == 0)
+			if (strcmp(sqlstate, COUNTER_USED_UP) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("segment generator \"%s\" has used up its numbers in the lease store",
 								c->def.name),
 						 errdetail("%s", err)));
 			/* the counter is another owner's or another store role's */
-			if (strcmp(sqlstate, "42501") == 0)
+			if (strcmp(sqlstate, COUNTER_NOT_YOURS) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
@@ -398,12 +410,12 @@ current_period(CosidGenCache *c)
 	else
 		now = GetCurrentTimestamp();
 	if (timestamp2tm(now, &tz, &tm, &fsec, NULL, c->group_zone) != 0)
-		elog(ERROR, "could not read the clock in zone %s", c->def.zone);
+		elog(ERROR, "could not read the clock in zone %s", c->def.spec.zone);
 	memset(&t, 0, sizeof(t));
 	t.year = tm.tm_year;
 	t.month = tm.tm_mon;
 	t.day = tm.tm_mday;
-	return cosid_group_period(c->def.group, &t);
+	return cosid_group_period(c->def.spec.group, &t);
 }
 
 /* setval() on the backing sequence, as its owner: callers need no rights on it. */
@@ -612,10 +624,10 @@ fetch_local(CosidGenCache *c, int64 period, int64 ahead_after, int64 *start, int
 	/* the sequence's own increment: a step changed since this call site
 	 * looked cannot make segments overlap */
 	inc = cosid_sequence_increment(c->def.seqid);
-	if (c->def.group != COSID_GROUP_NONE)
+	if (c->def.spec.group != COSID_GROUP_NONE)
 	{
-		int64		scale = cosid_group_scale(c->def.group);
-		int64		base = period * scale + c->def.start - 1;
+		int64		scale = cosid_group_scale(c->def.spec.group);
+		int64		base = period * scale + c->def.spec.start - 1;
 
 		if (*end - inc + 1 <= base)
 		{
@@ -658,7 +670,7 @@ static FetchResult
 fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 {
 	CosidGenEntry *e = c->entry;
-	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+	bool		shared = c->def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 	volatile bool fetched = false;
 	volatile bool gone = false;
 	volatile bool locked = false;	/* this backend took the fetch lock */
@@ -691,19 +703,19 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 		{
 			int64		s = 0,
 						t = 0;
-			int64		floor = c->def.start;
+			int64		floor = c->def.spec.start;
 
 			/* a group's numbers carry their period: at least this period's first */
-			if (c->def.group != COSID_GROUP_NONE)
-				floor = period * cosid_group_scale(c->def.group) + c->def.start;
+			if (c->def.spec.group != COSID_GROUP_NONE)
+				floor = period * cosid_group_scale(c->def.spec.group) + c->def.spec.start;
 			fetched = store_acquire(c, floor, count, &s, &t, err, sizeof(err));
 			start = s;
 			end = t;
 			store_record(c->def.name, fetched ? NULL : err);
 		}
-		if (fetched && c->def.group != COSID_GROUP_NONE)
+		if (fetched && c->def.spec.group != COSID_GROUP_NONE)
 		{
-			int64		scale = cosid_group_scale(c->def.group);
+			int64		scale = cosid_group_scale(c->def.spec.group);
 
 			seg_period = end / scale;
 			if (start / scale != seg_period)
@@ -780,7 +792,7 @@ static void
 refresh(CosidGenCache *c)
 {
 	cosid_gencache_refresh(c);
-	if (c->def.strategy != COSID_STRATEGY_SEGMENT)
+	if (c->def.spec.strategy != COSID_STRATEGY_SEGMENT)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("generator \"%s\" was dropped and defined again with another strategy while this statement used it",
@@ -801,7 +813,7 @@ size_t
 cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 {
 	CosidGenEntry *e = c->entry;
-	bool		shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+	bool		shared = c->def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 	size_t		got = 0;
 	bool		counted_wait = false;
 	int			spins = 0;
@@ -816,7 +828,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 
 	for (;;)
 	{
-		int64		period = c->def.group != COSID_GROUP_NONE ? current_period(c) : 0;
+		int64		period = c->def.spec.group != COSID_GROUP_NONE ? current_period(c) : 0;
 		bool		fetch = false;
 		bool		wait = false;
 		int			count = 1;
@@ -833,7 +845,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			SpinLockRelease(&e->mutex);
 			refresh(c);
 			e = c->entry;
-			shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+			shared = c->def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 			continue;
 		}
 		/* the statement's start: no clock read on this path */
@@ -863,19 +875,19 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 		left = reserve_numbers(e);
 		if (shared)
 		{
-			target = Min((int64) c->def.reserve * e->reserve_depth, 100000);
+			target = Min((int64) c->def.spec.reserve * e->reserve_depth, 100000);
 			low = (target + 1) / 2;
 		}
 		else
 			target = low = e->reserve_depth;
-		if (!e->fetching && e->nreserve < COSID_RESERVE_RANGES && left < c->def.step * low)
+		if (!e->fetching && e->nreserve < COSID_RESERVE_RANGES && left < c->def.spec.step * low)
 		{
 			e->fetching = true;
 			fetch_entry = e;
 			fetch_tag = e->tag;
 			fetch = true;
 			if (shared)
-				count = (int) Max(target - left / c->def.step, 1);
+				count = (int) Max(target - left / c->def.spec.step, 1);
 			else if (got > 0)
 				ahead_after = e->fetched_end;	/* the sequence's last value, as far as we know */
 		}
@@ -918,7 +930,7 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 				if (c->def.seqid == seqid)
 					lost_sequence_error(c);
 				e = c->entry;
-				shared = c->def.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+				shared = c->def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE;
 				continue;
 			}
 		}

@@ -55,6 +55,17 @@ typedef struct LeaseShared
 
 static LeaseShared *lease_shared = NULL;
 
+/*
+ * The store's cosid that the statements below need: 1.1 made
+ * cosid.lease_acquire return a fencing token and lease_renew and
+ * lease_release take it, the signatures called here (1.3 changed what they
+ * do, not how they are called).
+ */
+#define LEASE_FUNCTIONS_VERSION "1.1"
+
+/* The store's SQLSTATE for a renew or release refused because the lease is not ours. */
+#define LEASE_NOT_OURS "55000"
+
 /* the slot worker's own state */
 static PGconn *conn = NULL;
 static char instance_id[256];
@@ -194,6 +205,23 @@ lease_worked(void)
 							   failures, failures)));
 }
 
+/*
+ * Run one of the lease functions on the store; NULL with err filled in,
+ * sqlstate set as cosid_store_run sets it, and *lost set when the store said
+ * the lease is no longer ours (taken by another instance, or by this one
+ * restarted).
+ */
+static PGresult *
+lease_run(const char *sql, int nparams, const char *const *params, char *err,
+		  size_t errlen, char *sqlstate, bool *lost)
+{
+	PGresult   *res = cosid_store_run(conn, sql, nparams, params, LEASE_FUNCTIONS_VERSION,
+									  err, errlen, sqlstate);
+
+	*lost = strcmp(sqlstate, LEASE_NOT_OURS) == 0;
+	return res;
+}
+
 static void
 ttl_text(char *buf, size_t len)
 {
@@ -274,9 +302,8 @@ lease_acquire(int *slot, int64 *start_ms)
 	/* the store counts the slots itself: 1 << 31 does not fit an int */
 	snprintf(slot_bits, sizeof(slot_bits), "%d", cosid_machine_bits);
 	ttl_text(ttl, sizeof(ttl));
-	res = cosid_store_exec(conn,
-						   "SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
-						   4, params, err, sizeof(err), sqlstate, &lost);
+	res = lease_run("SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
+					4, params, err, sizeof(err), sqlstate, &lost);
 	if (res == NULL)
 	{
 		drop_if_unusable(sqlstate);
@@ -321,8 +348,8 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	snprintf(slot_s, sizeof(slot_s), "%d", slot);
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
-	res = cosid_store_exec(conn, "SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
-						   6, params, err, sizeof(err), sqlstate, &lost);
+	res = lease_run("SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
+					6, params, err, sizeof(err), sqlstate, &lost);
 	if (res != NULL)
 	{
 		PQclear(res);
@@ -386,8 +413,8 @@ lease_release(int slot, int64 next_start_ms, int64 end_ms)
 
 		snprintf(slot_s, sizeof(slot_s), "%d", slot);
 		snprintf(end_s, sizeof(end_s), INT64_FORMAT, next_start_ms);
-		res = cosid_store_exec(conn, "SELECT cosid.lease_release($1, $2, $3, $4, $5)",
-							   5, params, err, sizeof(err), sqlstate, &lost);
+		res = lease_run("SELECT cosid.lease_release($1, $2, $3, $4, $5)",
+						5, params, err, sizeof(err), sqlstate, &lost);
 		if (res != NULL)
 		{
 			PQclear(res);

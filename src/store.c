@@ -8,8 +8,9 @@
  * is closed here.
  *
  * Owns: connecting with a deadline, running one statement with a deadline,
- * making libpq's messages one line.  Must not: interpret results (its
- * callers do) or block without a deadline.
+ * making libpq's messages one line, naming a store whose cosid is older than
+ * the statement.  Must not: interpret results or say what an error means to
+ * a lease or a segment (its callers do), or block without a deadline.
  */
 #include "store.h"
 
@@ -21,6 +22,13 @@
 #include "utils/wait_event.h"
 
 static bool draining = false;
+
+/*
+ * The store's answer that it takes no writes (read_only_sql_transaction: a
+ * primary fenced read-only before a failover, or a standby): a fact about the
+ * connection, not about a lease or a segment, so it is decided here.
+ */
+#define STORE_TAKES_NO_WRITES "25006"
 
 void
 cosid_store_drain(void)
@@ -84,7 +92,7 @@ cosid_store_keep(PGconn *conn, const char *sqlstate)
 {
 	return conn != NULL && PQstatus(conn) == CONNECTION_OK &&
 		PQtransactionStatus(conn) == PQTRANS_IDLE &&
-		strcmp(sqlstate, "25006") != 0;
+		strcmp(sqlstate, STORE_TAKES_NO_WRITES) != 0;
 }
 
 void
@@ -97,9 +105,9 @@ cosid_store_disconnect(PGconn *conn)
 	}
 }
 
-/* Connect to the store; NULL with err filled in on failure. */
-static PGconn *
-store_connect(const char *conninfo, char *err, size_t errlen)
+/* Connect to the store; NULL with err filled in (one line) on failure. */
+PGconn *
+cosid_store_connect(const char *conninfo, char *err, size_t errlen)
 {
 	PGconn	   *conn;
 	volatile PostgresPollingStatusType status = PGRES_POLLING_WRITING;
@@ -150,6 +158,7 @@ store_connect(const char *conninfo, char *err, size_t errlen)
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
 		snprintf(err, errlen, "could not connect to the lease store: %s", PQerrorMessage(conn));
+		drop_newline(err);
 		cosid_store_disconnect(conn);
 		return NULL;
 	}
@@ -157,14 +166,13 @@ store_connect(const char *conninfo, char *err, size_t errlen)
 }
 
 /*
- * Run one statement; the last result, or NULL with err filled in and
- * sqlstate set to the store's SQLSTATE when it answered with an error ("" when
- * it did not answer).  A store whose cosid predates the functions called (no
- * such function or column) is named as such, with the version needed.
+ * Run one statement (see store.h).  A store whose cosid predates the
+ * statement (no such function or column) is named as such, with the version
+ * the caller says it needs.
  */
-static PGresult *
-store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
-		   const char *needs_version, char *err, size_t errlen, char *sqlstate)
+PGresult *
+cosid_store_run(PGconn *conn, const char *sql, int nparams, const char *const *params,
+				const char *needs_version, char *err, size_t errlen, char *sqlstate)
 {
 	PGresult   *volatile last = NULL;
 	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
@@ -174,6 +182,7 @@ store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params
 	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
 	{
 		snprintf(err, errlen, "could not send to the lease store: %s", PQerrorMessage(conn));
+		drop_newline(err);
 		return NULL;
 	}
 	PG_TRY();
@@ -210,6 +219,7 @@ store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params
 	if (!answered)
 	{
 		PQclear(last);
+		drop_newline(err);
 		return NULL;
 	}
 	if (last == NULL || PQresultStatus(last) != PGRES_TUPLES_OK)
@@ -223,44 +233,11 @@ store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params
 				 outdated ? needs_version : "",
 				 outdated ? " or later: ALTER EXTENSION cosid UPDATE there)" : "",
 				 last ? PQresultErrorMessage(last) : PQerrorMessage(conn));
+		drop_newline(err);
 		if (state != NULL)
 			strlcpy(sqlstate, state, 6);
 		PQclear(last);
 		return NULL;
 	}
 	return last;
-}
-
-PGconn *
-cosid_store_connect(const char *conninfo, char *err, size_t errlen)
-{
-	PGconn	   *conn = store_connect(conninfo, err, errlen);
-
-	if (conn == NULL)
-		drop_newline(err);
-	return conn;
-}
-
-PGresult *
-cosid_store_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
-				 char *err, size_t errlen, char *sqlstate, bool *lost)
-{
-	PGresult   *res = store_exec(conn, sql, nparams, params, "1.1", err, errlen, sqlstate);
-
-	*lost = strcmp(sqlstate, "55000") == 0;
-	if (res == NULL)
-		drop_newline(err);
-	return res;
-}
-
-PGresult *
-cosid_store_run(PGconn *conn, const char *sql, int nparams, const char *const *params,
-				const char *needs_version, char *err, size_t errlen, char *sqlstate)
-{
-	PGresult   *res = store_exec(conn, sql, nparams, params, needs_version, err, errlen,
-								 sqlstate);
-
-	if (res == NULL)
-		drop_newline(err);
-	return res;
 }

@@ -7,7 +7,8 @@
  * caller must drop the connection (a statement may be in flight).
  *
  * Owns: the connection and statement mechanics.  Must not: know what the
- * statements mean (slot_lease.c and segment.c do).
+ * statements or the store's SQLSTATEs mean (slot_lease.c and segment.c
+ * do: a lease lost, a counter used up or refused).
  */
 #ifndef COSID_STORE_H
 #define COSID_STORE_H
@@ -23,20 +24,13 @@ extern PGconn *cosid_store_connect(const char *conninfo, char *err, size_t errle
 extern void cosid_store_disconnect(PGconn *conn);
 
 /*
- * Run one statement; the last result, or NULL with err filled in (one line),
- * sqlstate (6 bytes) set as cosid_store_run sets it, and *lost set when the
- * store raised 55000 (the lease is no longer ours).
- */
-extern PGresult *cosid_store_exec(PGconn *conn, const char *sql, int nparams,
-								  const char *const *params, char *err, size_t errlen,
-								  char *sqlstate, bool *lost);
-
-/*
  * Run one statement; the last result, or NULL with err filled in (one line)
  * and sqlstate (6 bytes) set to the store's SQLSTATE when it answered with an
- * error, "" when it did not answer in time or the connection broke.
- * needs_version: the cosid version the statement needs on the store, named
- * in err when the store lacks the function.
+ * error, "" when it did not answer in time or the connection broke; what
+ * that SQLSTATE means is the caller's to say.  needs_version: the cosid
+ * version the statement needs on the store (each caller names its own, with
+ * the reason), which err names when the store has no such function or
+ * column (42883, 42703): the statement is newer than the store's cosid.
  */
 extern PGresult *cosid_store_run(PGconn *conn, const char *sql, int nparams,
 								 const char *const *params, const char *needs_version,

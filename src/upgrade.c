@@ -34,7 +34,6 @@
  * other state files (their modules do).
  */
 #include "upgrade.h"
-#include "slot.h"
 #include "slot_source.h"
 
 #include <sys/stat.h>

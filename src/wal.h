@@ -7,7 +7,12 @@
 
 #include "util.h"
 
-/* The custom WAL resource manager's id (see docs/operations.md, "Replicas and failover"). */
+/*
+ * The custom WAL resource manager's id, one of the 128..255 PostgreSQL leaves
+ * to extensions; not reserved on the wiki's list.  ARCHITECTURE.md, "WAL
+ * resource manager id", says why 199, how a clash shows and what changing it
+ * means for WAL already written (replay needs the id it was written with).
+ */
 #define COSID_RMGR_ID	199
 
 extern void cosid_wal_init(void);

@@ -36,7 +36,7 @@ static const char *const kind_names[] = {
 
 #define MAX_AFFIX_BYTES		64
 #define MAX_ZONE_BYTES		64
-#define MAX_PATTERN_BYTES	32
+#define MAX_PATTERN_BYTES	COSID_CODEC_MAX_PATTERN
 #define MAX_FUNCTION_BYTES	200
 #define MAX_SEGMENTS		8
 
@@ -215,34 +215,11 @@ get_zone(CodecWalk *w, const CosidJsonValue *v, const char **out)
 	return walk_fail(w, "expected a time zone name: 1 to 64 printable ASCII characters without spaces");
 }
 
-/* ASCII case-insensitive equality with a lower-case word. */
+/* A string that is word, ASCII case folded. */
 static bool
 equals_word(const CosidJsonValue *v, const char *word)
 {
-	size_t		n = strlen(word);
-
-	if (v->type != COSID_JSON_STRING || v->str_len != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-	{
-		char		c = v->str[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char) (c - 'A' + 'a');
-		if (c != word[i])
-			return false;
-	}
-	return true;
-}
-
-/* Index of key in a NULL-terminated list, or -1. */
-static int
-key_index(const char *key, const char *const *keys)
-{
-	for (int i = 0; keys[i] != NULL; i++)
-		if (strcmp(key, keys[i]) == 0)
-			return i;
-	return -1;
+	return v->type == COSID_JSON_STRING && cosid_word_eq(v->str, word);
 }
 
 static bool
@@ -283,7 +260,7 @@ parse_radix_spec(CodecWalk *w, const CosidJsonValue *v, bool parts,
 
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0 || (parts && k > 0))
@@ -333,7 +310,7 @@ parse_friendly(CodecWalk *w, const CosidJsonValue *v, bool parts,
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0 || (parts && k == 2))
@@ -384,7 +361,7 @@ parse_custom(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok;
 
 		if (k < 0)
@@ -435,7 +412,7 @@ parse_grouped(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0)
@@ -473,7 +450,7 @@ parse_date_prefix(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 		return false;
 	for (const CosidJsonValue *m = v->first; m != NULL; m = m->next)
 	{
-		int			k = key_index(m->key, keys);
+		int			k = cosid_key_index(m->key, keys);
 		bool		ok = true;
 
 		if (k < 0)
@@ -580,6 +557,67 @@ parse_item(CodecWalk *w, const CosidJsonValue *v, CosidCodecItem *it)
 	return ok;
 }
 
+/* The walk's state at the list itself, and cleared outputs. */
+static void
+walk_start(CodecWalk *w, const char *path_prefix, CosidAlloc alloc,
+		   void *alloc_ctx, CosidCodec *out, char *path, size_t pathlen,
+		   char *msg, size_t msglen)
+{
+	memset(out, 0, sizeof(*out));
+	memset(w, 0, sizeof(*w));
+	w->prefix = path_prefix;
+	w->index = -1;
+	w->alloc = alloc;
+	w->alloc_ctx = alloc_ctx;
+	w->path = path;
+	w->pathlen = pathlen;
+	w->msg = msg;
+	w->msglen = msglen;
+	if (path != NULL && pathlen > 0)
+		path[0] = '\0';
+	if (msg != NULL && msglen > 0)
+		msg[0] = '\0';
+}
+
+/* The list's array, item by item. */
+static bool
+walk_list(CodecWalk *w, const CosidJsonValue *root, CosidCodec *out)
+{
+	int			i = 0;
+
+	if (root->type != COSID_JSON_ARRAY)
+		return walk_fail(w, "expected an array of codec items");
+	if (root->count > COSID_CODEC_MAX_ITEMS)
+	{
+		if (w->msg != NULL && w->msglen > 0)
+			snprintf(w->msg, w->msglen, "expected at most %d items",
+					 COSID_CODEC_MAX_ITEMS);
+		return walk_fail(w, NULL);
+	}
+
+	for (const CosidJsonValue *e = root->first; e != NULL; e = e->next, i++)
+	{
+		w->index = i;
+		w->nseg = 0;
+		if (!parse_item(w, e, &out->items[i]))
+			return false;
+	}
+	out->nitems = root->count;
+	return true;
+}
+
+bool
+cosid_codec_parse_node(const CosidJsonValue *root, const char *path_prefix,
+					   CosidAlloc alloc, void *alloc_ctx, CosidCodec *out,
+					   char *path, size_t pathlen, char *msg, size_t msglen)
+{
+	CodecWalk	w;
+
+	walk_start(&w, path_prefix, alloc, alloc_ctx, out, path, pathlen, msg,
+			   msglen);
+	return walk_list(&w, root, out);
+}
+
 bool
 cosid_codec_parse(const char *json, size_t len, const char *path_prefix,
 				  CosidAlloc alloc, void *alloc_ctx, CosidCodec *out,
@@ -587,44 +625,12 @@ cosid_codec_parse(const char *json, size_t len, const char *path_prefix,
 {
 	CosidJsonValue *root;
 	CodecWalk	w;
-	int			i = 0;
 
-	memset(out, 0, sizeof(*out));
-	memset(&w, 0, sizeof(w));
-	w.prefix = path_prefix;
-	w.index = -1;
-	w.alloc = alloc;
-	w.alloc_ctx = alloc_ctx;
-	w.path = path;
-	w.pathlen = pathlen;
-	w.msg = msg;
-	w.msglen = msglen;
-	if (path != NULL && pathlen > 0)
-		path[0] = '\0';
-	if (msg != NULL && msglen > 0)
-		msg[0] = '\0';
-
+	walk_start(&w, path_prefix, alloc, alloc_ctx, out, path, pathlen, msg,
+			   msglen);
 	root = cosid_json_parse(json, len, alloc, alloc_ctx, path_prefix,
 							path, pathlen, msg, msglen);
 	if (root == NULL)
 		return false;
-	if (root->type != COSID_JSON_ARRAY)
-		return walk_fail(&w, "expected an array of codec items");
-	if (root->count > COSID_CODEC_MAX_ITEMS)
-	{
-		if (msg != NULL && msglen > 0)
-			snprintf(msg, msglen, "expected at most %d items",
-					 COSID_CODEC_MAX_ITEMS);
-		return walk_fail(&w, NULL);
-	}
-
-	for (const CosidJsonValue *e = root->first; e != NULL; e = e->next, i++)
-	{
-		w.index = i;
-		w.nseg = 0;
-		if (!parse_item(&w, e, &out->items[i]))
-			return false;
-	}
-	out->nitems = root->count;
-	return true;
+	return walk_list(&w, root, out);
 }

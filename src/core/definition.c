@@ -6,7 +6,11 @@
  * unknown key), then the strategy, then what depends on it (keys of the
  * other kind of generator, the segment rules, the layout checked with
  * timegen, the cosid80 and uncertainty rules).  The texts are those users
- * have always seen; sql/generator.sql and sql/segment.sql pin them.
+ * have always seen; sql/generator.sql and sql/segment.sql pin them.  One
+ * function per concern: read_keys (with a reader per kind of key) fills one
+ * DefKeys; resolve_strategy, check_segment, resolve_layout and
+ * check_time_based give the keys their meaning.  The codec list is handed
+ * back as its parsed node (cosid_codec_parse_node reads it when bound).
  *
  * Must not: include PostgreSQL headers, keep any state, or allocate except
  * through the caller's CosidAlloc; it asks the caller's hooks about time
@@ -16,6 +20,7 @@
  */
 #include "definition.h"
 #include "json.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,21 +33,67 @@
 #define MAX_EPOCH_MS	(INT64_C(1) << 47)
 #define MAX_DURATION_MS INT64_C(60000)
 
-static const char *const known_keys[] = {
+/* A definition's keys, in the order the unknown-key message lists them. */
+typedef enum DefKey
+{
+	KEY_STRATEGY,
+	KEY_LAYOUT,
+	KEY_EPOCH,
+	KEY_UNIT,
+	KEY_TIME_BITS,
+	KEY_NODE_BITS,
+	KEY_SEQ_BITS,
+	KEY_SEQ_RESET_THRESHOLD,
+	KEY_CLOCK_REGRESSION,
+	KEY_CODEC,
+	KEY_INT,
+	KEY_UNCERTAINTY_BITS,
+	KEY_STEP,
+	KEY_START,
+	KEY_GROUP,
+	KEY_ZONE,
+	KEY_ADOPT_SEQUENCE,
+	KEY_DISTRIBUTOR,
+	KEY_RESERVE,
+	KEY_COUNT
+} DefKey;
+
+static const char *const known_keys[KEY_COUNT + 1] = {
 	"strategy", "layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
 	"seq-reset-threshold", "clock-regression", "codec", "int", "uncertainty-bits",
 	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve",
 	NULL
 };
 
-/* Keys only a time-based generator has, and only a segment generator has. */
-static const char *const time_keys[] = {
-	"layout", "epoch", "unit", "time-bits", "node-bits", "seq-bits",
-	"seq-reset-threshold", "clock-regression", "uncertainty-bits", NULL
-};
-static const char *const segment_keys[] = {
-	"step", "start", "group", "zone", "adopt-sequence", "distributor", "reserve", NULL
-};
+/* Whose key it is: every generator's, only time-based ones', only segment ones'. */
+typedef enum DefKeyKind
+{
+	KIND_ANY,
+	KIND_TIME,
+	KIND_SEGMENT
+} DefKeyKind;
+
+static DefKeyKind
+key_kind(DefKey k)
+{
+	switch (k)
+	{
+		case KEY_STRATEGY:
+		case KEY_CODEC:
+		case KEY_INT:
+			return KIND_ANY;
+		case KEY_STEP:
+		case KEY_START:
+		case KEY_GROUP:
+		case KEY_ZONE:
+		case KEY_ADOPT_SEQUENCE:
+		case KEY_DISTRIBUTOR:
+		case KEY_RESERVE:
+			return KIND_SEGMENT;
+		default:
+			return KIND_TIME;
+	}
+}
 
 typedef struct DefParse
 {
@@ -54,50 +105,22 @@ typedef struct DefParse
 	size_t		msglen;
 } DefParse;
 
-static bool
-key_in(const char *key, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (strcmp(key, list[i]) == 0)
-			return true;
-	return false;
-}
-
 /*
- * Case-insensitive equality, folding ASCII letters only (as pg_strcasecmp
- * does for the ASCII words compared here; no locale).
+ * What the text says, key by key, before the strategy gives it a meaning:
+ * the values that need no strategy go straight into def (over the
+ * defaults), the rest wait here.
  */
-static bool
-word_eq(const char *s, const char *word)
+typedef struct DefKeys
 {
-	for (;; s++, word++)
-	{
-		unsigned char a = (unsigned char) *s;
-		unsigned char b = (unsigned char) *word;
-
-		if (a >= 'A' && a <= 'Z')
-			a = (unsigned char) (a - 'A' + 'a');
-		if (b >= 'A' && b <= 'Z')
-			b = (unsigned char) (b - 'A' + 'a');
-		if (a != b)
-			return false;
-		if (a == '\0')
-			return true;
-	}
-}
-
-/* Bytes of the UTF-8 character a lead byte starts (1 for a stray byte). */
-static size_t
-utf8_len(unsigned char c)
-{
-	if (c >= 0xF0 && c <= 0xF7)
-		return 4;
-	if (c >= 0xE0)
-		return c <= 0xEF ? 3 : 1;
-	if (c >= 0xC0)
-		return 2;
-	return 1;
-}
+	CosidDefinition def;
+	bool		given[KEY_COUNT];	/* the key is in the text */
+	const char *first_of[KIND_SEGMENT + 1];	/* the first time-based and
+											 * segment key written */
+	const char *strategy;		/* as written, or NULL */
+	const char *layout;			/* the preset's name as written, or NULL */
+	CosidLayout overrides;		/* epoch, unit, bits and threshold written */
+	const CosidJsonValue *codec;	/* the "codec" array, or NULL */
+} DefKeys;
 
 /*
  * Write path and the formatted message; returns false.  A message that does
@@ -129,18 +152,9 @@ fail(DefParse *d, const char *path, const char *fmt,...)
 		va_end(ap);
 		if (n < 0)
 			d->msg[0] = '\0';
-		else if ((size_t) n >= d->msglen && d->msglen > 1)
-		{
+		else if ((size_t) n >= d->msglen)
 			/* cut: drop a last character that lost some of its bytes */
-			size_t		last = d->msglen - 2;
-			size_t		kept;
-
-			while (last > 0 && ((unsigned char) d->msg[last] & 0xC0) == 0x80)
-				last--;
-			kept = d->msglen - 1 - last;
-			if (utf8_len((unsigned char) d->msg[last]) > kept)
-				d->msg[last] = '\0';
-		}
+			d->msg[cosid_utf8_trim(d->msg, d->msglen - 1)] = '\0';
 	}
 	return false;
 }
@@ -252,7 +266,7 @@ parse_clock_regression(DefParse *d, const CosidJsonValue *v,
 {
 	if (v->type == COSID_JSON_STRING)
 	{
-		if (!word_eq(v->str, "FAIL"))
+		if (!cosid_word_eq(v->str, "FAIL"))
 			return fail(d, "clock-regression",
 						"expected \"FAIL\" or an object with \"borrow-up-to\" and \"wait-up-to\"");
 		policy->borrow_ms = 0;
@@ -321,58 +335,340 @@ fix_json_path(char *path, size_t pathlen)
 		memmove(path, path + 1, n);
 }
 
+/* ---------- reading the keys ---------- */
+
+/* A key every generator has: "strategy", "codec", "int". */
+static bool
+read_common_key(DefParse *d, DefKeys *k, DefKey key, const CosidJsonValue *v)
+{
+	switch (key)
+	{
+		case KEY_STRATEGY:
+			return get_string(d, v, v->key,
+							  "\"snowflake\", \"cosid80\" or \"segment\"",
+							  &k->strategy);
+		case KEY_CODEC:
+			if (v->type != COSID_JSON_ARRAY)
+				return fail(d, v->key, "expected a JSON array of codec items, found %s",
+							type_name(v));
+			k->codec = v;
+			return true;
+		case KEY_INT:
+			return get_bool(d, v, v->key, &k->def.int32);
+		default:
+			return false;
+	}
+}
+
+/* A word of a list ("day", "month", ...) as its value; -1 for another. */
+static int
+read_word(const char *s, const char *const *words, const int *values)
+{
+	for (int i = 0; words[i] != NULL; i++)
+		if (cosid_word_eq(s, words[i]))
+			return values[i];
+	return -1;
+}
+
+/* A key of segment generators: "step" ... "reserve". */
+static bool
+read_segment_key(DefParse *d, DefKeys *k, DefKey key, const CosidJsonValue *v)
+{
+	static const char *const groups[] = {"day", "month", "year", NULL};
+	static const int group_values[] = {
+		COSID_GROUP_DAY, COSID_GROUP_MONTH, COSID_GROUP_YEAR
+	};
+	static const char *const distributors[] = {"local", "lease-store", NULL};
+	static const int distributor_values[] = {
+		COSID_DISTRIBUTOR_LOCAL, COSID_DISTRIBUTOR_LEASE_STORE
+	};
+	CosidDefinition *def = &k->def;
+	const char *s = NULL;
+	int64_t		n = 0;
+	int			w;
+
+	switch (key)
+	{
+		case KEY_STEP:
+			return get_int(d, v, v->key, 1, MAX_STEP, &def->step);
+		case KEY_START:
+			return get_int(d, v, v->key, 0, MAX_START, &def->start);
+		case KEY_GROUP:
+			if (!get_string(d, v, v->key, "\"day\", \"month\" or \"year\"", &s))
+				return false;
+			if ((w = read_word(s, groups, group_values)) < 0)
+				return fail(d, v->key, "expected \"day\", \"month\" or \"year\", found \"%s\"", s);
+			def->group = (CosidGroup) w;
+			return true;
+		case KEY_ZONE:
+			if (!get_string(d, v, v->key, "a time zone name such as \"Asia/Shanghai\"", &s))
+				return false;
+			if (v->str_len >= sizeof(def->zone) || !zone_exists(d, s))
+				return fail(d, v->key, "unknown time zone \"%s\"", s);
+			memcpy(def->zone, s, v->str_len + 1);
+			return true;
+		case KEY_ADOPT_SEQUENCE:
+			return get_string(d, v, v->key, "the name of a sequence", &def->adopt);
+		case KEY_DISTRIBUTOR:
+			if (!get_string(d, v, v->key, "\"local\" or \"lease-store\"", &s))
+				return false;
+			if ((w = read_word(s, distributors, distributor_values)) < 0)
+				return fail(d, v->key, "expected \"local\" or \"lease-store\", found \"%s\"", s);
+			def->distributor = (CosidDistributor) w;
+			return true;
+		case KEY_RESERVE:
+			if (!get_int(d, v, v->key, 1, COSID_MAX_RESERVE, &n))
+				return false;
+			def->reserve = (int) n;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * A key of time-based generators: the layout's (kept in k->overrides until
+ * the strategy picks the preset), the clock policy and uncertainty bits.
+ */
+static bool
+read_time_key(DefParse *d, DefKeys *k, DefKey key, const CosidJsonValue *v)
+{
+	static const char *const units[] = {"ms", "millis", "s", "seconds", NULL};
+	static const int unit_values[] = {1, 1, 1000, 1000};
+	CosidLayout *o = &k->overrides;
+	const char *s = NULL;
+	int64_t		n = 0;
+	bool		ok;
+
+	switch (key)
+	{
+		case KEY_LAYOUT:
+			return get_string(d, v, v->key, "a layout name", &k->layout);
+		case KEY_EPOCH:
+			return get_epoch(d, v, v->key, &o->epoch_ms);
+		case KEY_UNIT:
+			if (!get_string(d, v, v->key, "\"ms\" or \"s\"", &s))
+				return false;
+			if ((o->unit_ms = read_word(s, units, unit_values)) < 0)
+				return fail(d, v->key, "expected \"ms\" or \"s\", found \"%s\"", s);
+			return true;
+		case KEY_TIME_BITS:
+			ok = get_int(d, v, v->key, 1, 63, &n);
+			o->time_bits = (int) n;
+			return ok;
+		case KEY_NODE_BITS:
+			ok = get_int(d, v, v->key, 0, 31, &n);
+			o->node_bits = (int) n;
+			return ok;
+		case KEY_SEQ_BITS:
+			ok = get_int(d, v, v->key, 1, 62, &n);
+			o->seq_bits = (int) n;
+			return ok;
+		case KEY_SEQ_RESET_THRESHOLD:
+			return get_int(d, v, v->key, 0, INT64_MAX, &o->seq_reset_threshold);
+		case KEY_CLOCK_REGRESSION:
+			return parse_clock_regression(d, v, &k->def.policy);
+		case KEY_UNCERTAINTY_BITS:
+			ok = get_int(d, v, v->key, 0, 62, &n);
+			k->def.uncertainty_bits = (int) n;
+			return ok;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Every key of the document, in the text's order: its value's type and
+ * range, or an unknown key.  Notes which keys were given and the first one
+ * of each kind of generator.
+ */
+static bool
+read_keys(DefParse *d, const CosidJsonValue *root, DefKeys *k)
+{
+	for (const CosidJsonValue *v = root->first; v != NULL; v = v->next)
+	{
+		int			i = cosid_key_index(v->key, known_keys);
+		DefKey		key;
+		DefKeyKind	kind;
+		bool		ok;
+
+		if (i < 0)
+			return fail_unknown_key(d, v->key);
+		key = (DefKey) i;
+		kind = key_kind(key);
+		k->given[key] = true;
+		if (kind != KIND_ANY && k->first_of[kind] == NULL)
+			k->first_of[kind] = v->key;
+		if (kind == KIND_ANY)
+			ok = read_common_key(d, k, key, v);
+		else if (kind == KIND_SEGMENT)
+			ok = read_segment_key(d, k, key, v);
+		else
+			ok = read_time_key(d, k, key, v);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* ---------- what the keys mean together ---------- */
+
+static bool
+resolve_strategy(DefParse *d, DefKeys *k)
+{
+	static const char *const names[] = {"snowflake", "cosid80", "segment", NULL};
+	static const int values[] = {
+		COSID_STRATEGY_SNOWFLAKE, COSID_STRATEGY_COSID80, COSID_STRATEGY_SEGMENT
+	};
+	int			s = k->strategy == NULL ? COSID_STRATEGY_SNOWFLAKE :
+		read_word(k->strategy, names, values);
+
+	if (s < 0)
+		return fail(d, "strategy",
+					"expected \"snowflake\", \"cosid80\" or \"segment\", found \"%s\"",
+					k->strategy);
+	k->def.strategy = (CosidStrategy) s;
+	return true;
+}
+
+/* The rules of a segment generator's keys. */
+static bool
+check_segment(DefParse *d, DefKeys *k)
+{
+	CosidDefinition *def = &k->def;
+	bool		lease_store = def->distributor == COSID_DISTRIBUTOR_LEASE_STORE;
+
+	if (k->first_of[KIND_TIME])
+		return fail(d, k->first_of[KIND_TIME],
+					"not a key of segment generators (it belongs to time-based ones)");
+	if (def->adopt && def->group != COSID_GROUP_NONE)
+		return fail(d, "adopt-sequence",
+					"cannot be combined with \"group\": a periodic number carries its period");
+	if (def->adopt && lease_store)
+		return fail(d, "adopt-sequence",
+					"cannot be combined with \"distributor\": \"lease-store\" (the lease store counts the numbers, not a sequence; start above the numbers in use instead)");
+	if (k->given[KEY_RESERVE] && !lease_store)
+		return fail(d, "reserve",
+					"only with \"distributor\": \"lease-store\" (a local sequence is read when a segment is needed)");
+	if (lease_store && !k->given[KEY_RESERVE])
+		def->reserve = COSID_DEFAULT_RESERVE;
+	if (def->group != COSID_GROUP_NONE &&
+		def->start >= cosid_group_scale(def->group))
+		return fail(d, "start", "expected at most %lld for group values",
+					(long long) (cosid_group_scale(def->group) - 1));
+	if (def->int32 && def->group != COSID_GROUP_NONE)
+		return fail(d, "int",
+					"cannot be combined with \"group\": periodic numbers do not fit int4");
+	if (def->int32 && def->start > INT32_MAX)
+		return fail(d, "start", "expected at most 2147483647 with \"int\": true");
+	return true;
+}
+
+/* The preset (named, or the strategy's) with the layout keys written over it. */
+static bool
+resolve_layout(DefParse *d, DefKeys *k)
+{
+	CosidLayout *l = &k->def.layout;
+	const CosidLayout *o = &k->overrides;
+	CosidPreset preset;
+
+	if (k->layout == NULL)
+		preset = k->def.strategy == COSID_STRATEGY_COSID80 ?
+			COSID_PRESET_COSID_80 : COSID_PRESET_SNOWFLAKE_MS;
+	else if (!cosid_preset_find(k->layout, &preset))
+		return fail(d, "layout",
+					"expected SNOWFLAKE_MS, SNOWFLAKE_S, JS_SAFE_MS, JS_SAFE_S or COSID_80, found \"%s\"",
+					k->layout);
+
+	*l = cosid_preset_layout(preset);
+	if (k->given[KEY_EPOCH])
+		l->epoch_ms = o->epoch_ms;
+	if (k->given[KEY_UNIT])
+		l->unit_ms = o->unit_ms;
+	if (k->given[KEY_TIME_BITS])
+		l->time_bits = o->time_bits;
+	if (k->given[KEY_NODE_BITS])
+		l->node_bits = o->node_bits;
+	if (k->given[KEY_SEQ_BITS])
+		l->seq_bits = o->seq_bits;
+	l->seq_reset_threshold = k->given[KEY_SEQ_RESET_THRESHOLD] ?
+		o->seq_reset_threshold : cosid_default_seq_reset_threshold(l->seq_bits);
+	return true;
+}
+
+/* The rules of a time-based generator: its layout, cosid80's and the bits'. */
+static bool
+check_time_based(DefParse *d, DefKeys *k)
+{
+	CosidDefinition *def = &k->def;
+	char		lmsg[256];
+	const char *bad;
+	int			total;
+
+	if (k->first_of[KIND_SEGMENT])
+		return fail(d, k->first_of[KIND_SEGMENT],
+					"only a key of segment generators (strategy \"segment\")");
+	if (!resolve_layout(d, k))
+		return false;
+
+	bad = cosid_layout_check(&def->layout,
+							 def->strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
+							 lmsg, sizeof(lmsg));
+	if (bad)
+	{
+		if (strcmp(bad, "layout") == 0 && def->strategy == COSID_STRATEGY_SNOWFLAKE)
+			return fail(d, bad, "%s (an id longer than 63 bits needs strategy \"cosid80\")",
+						lmsg);
+		return fail(d, bad, "%s", lmsg);
+	}
+
+	total = cosid_layout_total_bits(&def->layout);
+	if (def->strategy == COSID_STRATEGY_COSID80)
+	{
+		if (def->int32)
+			return fail(d, "int",
+						"not available for strategy \"cosid80\", whose ids are text");
+		if (def->uncertainty_bits)
+			return fail(d, "uncertainty-bits",
+						"not available for strategy \"cosid80\", whose ids are text");
+	}
+	else if (total + def->uncertainty_bits > 63)
+		return fail(d, "uncertainty-bits",
+					"the layout has %d bits, so at most %d more fit in 63",
+					total, 63 - total);
+	return true;
+}
+
+/* ---------- the definition ---------- */
+
+/* The defaults of every key. */
+static void
+init_keys(DefKeys *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->def.policy.borrow_ms = COSID_DEFAULT_BORROW_MS;
+	k->def.policy.wait_ms = COSID_DEFAULT_WAIT_MS;
+	k->def.step = DEFAULT_STEP;
+	k->def.start = DEFAULT_START;
+	k->def.group = COSID_GROUP_NONE;
+	memcpy(k->def.zone, "UTC", 4);
+}
+
 bool
 cosid_definition_parse(const char *json, size_t len,
 					   const CosidDefinitionHooks *hooks, CosidAlloc alloc,
 					   void *alloc_ctx, CosidDefinition *out, char *path,
 					   size_t pathlen, char *msg, size_t msglen)
 {
-	DefParse	dp;
-	DefParse   *d = &dp;
-	CosidDefinition def;
+	DefParse	d = {hooks, NULL, path, pathlen, msg, msglen};
+	DefKeys		k;
 	const CosidJsonValue *root;
-	const CosidJsonValue *codec = NULL;
-	const char *strategy = NULL;
-	const char *preset_name = NULL;
-	bool		have_epoch = false,
-				have_unit = false,
-				have_time = false,
-				have_node = false,
-				have_seq = false,
-				have_threshold = false;
-	int64_t		epoch = 0,
-				unit = 0,
-				time_bits = 0,
-				node_bits = 0,
-				seq_bits = 0,
-				threshold = 0;
-	CosidPreset preset;
-	char		lmsg[256];
-	const char *bad;
-	const char *time_key = NULL;
-	const char *segment_key = NULL;
-	bool		have_reserve = false;
-	int			max_bits;
-	int			total;
 
-	d->hooks = hooks;
-	d->prefix = NULL;
-	d->path = path;
-	d->pathlen = pathlen;
-	d->msg = msg;
-	d->msglen = msglen;
 	if (path != NULL && pathlen > 0)
 		path[0] = '\0';
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
-
-	memset(&def, 0, sizeof(def));
-	def.policy.borrow_ms = COSID_DEFAULT_BORROW_MS;
-	def.policy.wait_ms = COSID_DEFAULT_WAIT_MS;
-	def.step = DEFAULT_STEP;
-	def.start = DEFAULT_START;
-	def.group = COSID_GROUP_NONE;
-	memcpy(def.zone, "UTC", 4);
+	init_keys(&k);
 
 	root = cosid_json_parse(json, len, alloc, alloc_ctx, NULL, path, pathlen,
 							msg, msglen);
@@ -382,270 +678,18 @@ cosid_definition_parse(const char *json, size_t len,
 		return false;
 	}
 	if (root->type != COSID_JSON_OBJECT)
-		return fail(d, "definition",
+		return fail(&d, "definition",
 					"expected a JSON object such as {\"strategy\": \"snowflake\"}");
 
-	for (const CosidJsonValue *v = root->first; v != NULL; v = v->next)
-	{
-		const char *key = v->key;
+	if (!read_keys(&d, root, &k) || !resolve_strategy(&d, &k))
+		return false;
+	if (k.def.strategy == COSID_STRATEGY_SEGMENT ? !check_segment(&d, &k) :
+		!check_time_based(&d, &k))
+		return false;
+	/* the codec list's node: the caller parses it when it binds the list,
+	 * after its own checks, so that its other errors come first */
+	k.def.codec = k.codec;
 
-		if (time_key == NULL && key_in(key, time_keys))
-			time_key = key;
-		if (segment_key == NULL && key_in(key, segment_keys))
-			segment_key = key;
-
-		if (strcmp(key, "strategy") == 0)
-		{
-			if (!get_string(d, v, key, "\"snowflake\", \"cosid80\" or \"segment\"",
-							&strategy))
-				return false;
-		}
-		else if (strcmp(key, "step") == 0)
-		{
-			if (!get_int(d, v, key, 1, MAX_STEP, &def.step))
-				return false;
-		}
-		else if (strcmp(key, "start") == 0)
-		{
-			if (!get_int(d, v, key, 0, MAX_START, &def.start))
-				return false;
-		}
-		else if (strcmp(key, "group") == 0)
-		{
-			const char *g = NULL;
-
-			if (!get_string(d, v, key, "\"day\", \"month\" or \"year\"", &g))
-				return false;
-			if (word_eq(g, "day"))
-				def.group = COSID_GROUP_DAY;
-			else if (word_eq(g, "month"))
-				def.group = COSID_GROUP_MONTH;
-			else if (word_eq(g, "year"))
-				def.group = COSID_GROUP_YEAR;
-			else
-				return fail(d, key, "expected \"day\", \"month\" or \"year\", found \"%s\"", g);
-		}
-		else if (strcmp(key, "zone") == 0)
-		{
-			const char *z = NULL;
-
-			if (!get_string(d, v, key, "a time zone name such as \"Asia/Shanghai\"", &z))
-				return false;
-			if (v->str_len >= sizeof(def.zone) || !zone_exists(d, z))
-				return fail(d, key, "unknown time zone \"%s\"", z);
-			memcpy(def.zone, z, v->str_len + 1);
-		}
-		else if (strcmp(key, "adopt-sequence") == 0)
-		{
-			if (!get_string(d, v, key, "the name of a sequence", &def.adopt))
-				return false;
-		}
-		else if (strcmp(key, "distributor") == 0)
-		{
-			const char *dist = NULL;
-
-			if (!get_string(d, v, key, "\"local\" or \"lease-store\"", &dist))
-				return false;
-			if (word_eq(dist, "local"))
-				def.distributor = COSID_DISTRIBUTOR_LOCAL;
-			else if (word_eq(dist, "lease-store"))
-				def.distributor = COSID_DISTRIBUTOR_LEASE_STORE;
-			else
-				return fail(d, key, "expected \"local\" or \"lease-store\", found \"%s\"", dist);
-		}
-		else if (strcmp(key, "reserve") == 0)
-		{
-			int64_t		r = 0;
-
-			if (!get_int(d, v, key, 1, COSID_MAX_RESERVE, &r))
-				return false;
-			def.reserve = (int) r;
-			have_reserve = true;
-		}
-		else if (strcmp(key, "layout") == 0)
-		{
-			if (!get_string(d, v, key, "a layout name", &preset_name))
-				return false;
-		}
-		else if (strcmp(key, "epoch") == 0)
-		{
-			if (!get_epoch(d, v, key, &epoch))
-				return false;
-			have_epoch = true;
-		}
-		else if (strcmp(key, "unit") == 0)
-		{
-			const char *u = NULL;
-
-			if (!get_string(d, v, key, "\"ms\" or \"s\"", &u))
-				return false;
-			if (word_eq(u, "ms") || word_eq(u, "millis"))
-				unit = 1;
-			else if (word_eq(u, "s") || word_eq(u, "seconds"))
-				unit = 1000;
-			else
-				return fail(d, key, "expected \"ms\" or \"s\", found \"%s\"", u);
-			have_unit = true;
-		}
-		else if (strcmp(key, "time-bits") == 0)
-		{
-			if (!get_int(d, v, key, 1, 63, &time_bits))
-				return false;
-			have_time = true;
-		}
-		else if (strcmp(key, "node-bits") == 0)
-		{
-			if (!get_int(d, v, key, 0, 31, &node_bits))
-				return false;
-			have_node = true;
-		}
-		else if (strcmp(key, "seq-bits") == 0)
-		{
-			if (!get_int(d, v, key, 1, 62, &seq_bits))
-				return false;
-			have_seq = true;
-		}
-		else if (strcmp(key, "seq-reset-threshold") == 0)
-		{
-			if (!get_int(d, v, key, 0, INT64_MAX, &threshold))
-				return false;
-			have_threshold = true;
-		}
-		else if (strcmp(key, "clock-regression") == 0)
-		{
-			if (!parse_clock_regression(d, v, &def.policy))
-				return false;
-		}
-		else if (strcmp(key, "codec") == 0)
-		{
-			if (v->type != COSID_JSON_ARRAY)
-				return fail(d, key, "expected a JSON array of codec items, found %s",
-							type_name(v));
-			codec = v;
-		}
-		else if (strcmp(key, "int") == 0)
-		{
-			if (!get_bool(d, v, key, &def.int32))
-				return false;
-		}
-		else if (strcmp(key, "uncertainty-bits") == 0)
-		{
-			int64_t		u = 0;
-
-			if (!get_int(d, v, key, 0, 62, &u))
-				return false;
-			def.uncertainty_bits = (int) u;
-		}
-		else
-			return fail_unknown_key(d, key);
-	}
-
-	if (strategy == NULL || word_eq(strategy, "snowflake"))
-		def.strategy = COSID_STRATEGY_SNOWFLAKE;
-	else if (word_eq(strategy, "cosid80"))
-		def.strategy = COSID_STRATEGY_COSID80;
-	else if (word_eq(strategy, "segment"))
-		def.strategy = COSID_STRATEGY_SEGMENT;
-	else
-		return fail(d, "strategy",
-					"expected \"snowflake\", \"cosid80\" or \"segment\", found \"%s\"",
-					strategy);
-
-	if (def.strategy == COSID_STRATEGY_SEGMENT)
-	{
-		if (time_key)
-			return fail(d, time_key,
-						"not a key of segment generators (it belongs to time-based ones)");
-		if (def.adopt && def.group != COSID_GROUP_NONE)
-			return fail(d, "adopt-sequence",
-						"cannot be combined with \"group\": a periodic number carries its period");
-		if (def.adopt && def.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
-			return fail(d, "adopt-sequence",
-						"cannot be combined with \"distributor\": \"lease-store\" (the lease store counts the numbers, not a sequence; start above the numbers in use instead)");
-		if (have_reserve && def.distributor != COSID_DISTRIBUTOR_LEASE_STORE)
-			return fail(d, "reserve",
-						"only with \"distributor\": \"lease-store\" (a local sequence is read when a segment is needed)");
-		if (def.distributor == COSID_DISTRIBUTOR_LEASE_STORE && !have_reserve)
-			def.reserve = COSID_DEFAULT_RESERVE;
-		if (def.group != COSID_GROUP_NONE &&
-			def.start >= cosid_group_scale(def.group))
-			return fail(d, "start", "expected at most %lld for group values",
-						(long long) (cosid_group_scale(def.group) - 1));
-		if (def.int32 && def.group != COSID_GROUP_NONE)
-			return fail(d, "int",
-						"cannot be combined with \"group\": periodic numbers do not fit int4");
-		if (def.int32 && def.start > INT32_MAX)
-			return fail(d, "start", "expected at most 2147483647 with \"int\": true");
-	}
-	else
-	{
-		if (segment_key)
-			return fail(d, segment_key,
-						"only a key of segment generators (strategy \"segment\")");
-
-		if (preset_name == NULL)
-			preset = def.strategy == COSID_STRATEGY_COSID80 ?
-				COSID_PRESET_COSID_80 : COSID_PRESET_SNOWFLAKE_MS;
-		else if (!cosid_preset_find(preset_name, &preset))
-			return fail(d, "layout",
-						"expected SNOWFLAKE_MS, SNOWFLAKE_S, JS_SAFE_MS, JS_SAFE_S or COSID_80, found \"%s\"",
-						preset_name);
-
-		def.layout = cosid_preset_layout(preset);
-		if (have_epoch)
-			def.layout.epoch_ms = epoch;
-		if (have_unit)
-			def.layout.unit_ms = unit;
-		if (have_time)
-			def.layout.time_bits = (int) time_bits;
-		if (have_node)
-			def.layout.node_bits = (int) node_bits;
-		if (have_seq)
-			def.layout.seq_bits = (int) seq_bits;
-		def.layout.seq_reset_threshold = have_threshold ? threshold :
-			cosid_default_seq_reset_threshold(def.layout.seq_bits);
-
-		max_bits = def.strategy == COSID_STRATEGY_COSID80 ? 127 : 63;
-		bad = cosid_layout_check(&def.layout, max_bits, lmsg, sizeof(lmsg));
-		if (bad)
-		{
-			if (strcmp(bad, "layout") == 0 &&
-				def.strategy == COSID_STRATEGY_SNOWFLAKE)
-				return fail(d, bad, "%s (an id longer than 63 bits needs strategy \"cosid80\")",
-							lmsg);
-			return fail(d, bad, "%s", lmsg);
-		}
-
-		total = cosid_layout_total_bits(&def.layout);
-		if (def.strategy == COSID_STRATEGY_COSID80)
-		{
-			if (def.int32)
-				return fail(d, "int",
-							"not available for strategy \"cosid80\", whose ids are text");
-			if (def.uncertainty_bits)
-				return fail(d, "uncertainty-bits",
-							"not available for strategy \"cosid80\", whose ids are text");
-		}
-		else if (total + def.uncertainty_bits > 63)
-			return fail(d, "uncertainty-bits",
-						"the layout has %d bits, so at most %d more fit in 63",
-						total, 63 - total);
-	}
-
-	/* The codec list's text, as written, for cosid_codec_parse. */
-	if (codec != NULL)
-	{
-		size_t		n = codec->end - codec->offset;
-		char	   *text = alloc(alloc_ctx, n + 1);
-
-		if (text == NULL)
-			return fail(d, "definition", "out of memory");
-		memcpy(text, json + codec->offset, n);
-		text[n] = '\0';
-		def.codec = text;
-		def.codec_len = n;
-	}
-
-	*out = def;
+	*out = k.def;
 	return true;
 }

@@ -9,8 +9,9 @@
  * Must not: include PostgreSQL headers, read settings (the
  * cosid.machine_bits check is the caller's), look up catalogs or
  * sequences (adopt-sequence is returned as written), or bind the codec
- * list (returned as JSON text for cosid_codec_parse and the caller's
- * strategy-dependent rules).  What core cannot know (whether a time string
+ * list (returned as its parsed JSON node, for cosid_codec_parse_node and
+ * the rules of codec.h, which the caller applies when it binds the list:
+ * after its own checks, as before).  What core cannot know (whether a time string
  * is a valid time, whether a zone exists) it asks the caller's hooks.
  *
  * The PostgreSQL side passes JsonbToCString() of the stored jsonb: keys in
@@ -75,6 +76,8 @@ typedef struct CosidDefinitionHooks
 	bool		(*zone_exists) (void *ctx, const char *name);
 } CosidDefinitionHooks;
 
+struct CosidJsonValue;
+
 /* A parsed, validated definition. */
 typedef struct CosidDefinition
 {
@@ -94,9 +97,9 @@ typedef struct CosidDefinition
 	CosidDistributor distributor;	/* default local */
 	int			reserve;		/* lease-store: default COSID_DEFAULT_RESERVE;
 								 * local: 0 */
-	/* the "codec" list: its JSON text as written (NUL-terminated), or NULL */
-	const char *codec;
-	size_t		codec_len;
+	/* the "codec" list: its parsed JSON node (an array, in alloc's memory;
+	 * cosid_codec_parse_node reads it), or NULL */
+	const struct CosidJsonValue *codec;
 } CosidDefinition;
 
 /*

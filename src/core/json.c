@@ -55,10 +55,8 @@ cosid_buf_append(char *buf, size_t size, size_t *pos, const char *s, size_t n)
 	room = size - 1 - *pos;
 	if (n > room)
 	{
-		n = room;
 		/* Do not leave half a UTF-8 character at the end. */
-		while (n > 0 && ((unsigned char) s[n] & 0xC0) == 0x80)
-			n--;
+		n = cosid_utf8_trim(s, room);
 		memcpy(buf + *pos, s, n);
 		buf[*pos + n] = '\0';
 		/* Full: later pieces must not follow a cut one. */

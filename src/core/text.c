@@ -1,6 +1,6 @@
 /*
- * text.c - the helpers of text.h (no PostgreSQL): messages and digits that
- * the codec files of src/core share.
+ * text.c - the helpers of text.h (no PostgreSQL): messages, digits, words,
+ * keys and UTF-8 cuts that the files of src/core share.
  *
  * Owns: those helpers, and nothing else.
  * Must not: keep state, or depend on another file of src/core.
@@ -8,6 +8,7 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void
 cosid_set_msg(char *msg, size_t msglen, const char *text)
@@ -55,4 +56,59 @@ cosid_bad_digit_msg(char *msg, size_t msglen, size_t pos, unsigned char c, int r
 	else
 		snprintf(msg, msglen, "character %zu (%s) is not a base-%d digit",
 				 pos + 1, d, radix);
+}
+
+/* Bytes of the UTF-8 character a lead byte starts (1 for a stray byte). */
+static size_t
+utf8_len(unsigned char c)
+{
+	if (c >= 0xF0 && c <= 0xF7)
+		return 4;
+	if (c >= 0xE0)
+		return c <= 0xEF ? 3 : 1;
+	if (c >= 0xC0)
+		return 2;
+	return 1;
+}
+
+size_t
+cosid_utf8_trim(const char *s, size_t n)
+{
+	size_t		last;
+
+	if (n == 0)
+		return 0;
+	/* back to the lead byte of the last character */
+	last = n - 1;
+	while (last > 0 && ((unsigned char) s[last] & 0xC0) == 0x80)
+		last--;
+	return utf8_len((unsigned char) s[last]) > n - last ? last : n;
+}
+
+bool
+cosid_word_eq(const char *s, const char *word)
+{
+	for (;; s++, word++)
+	{
+		unsigned char a = (unsigned char) *s;
+		unsigned char b = (unsigned char) *word;
+
+		if (a >= 'A' && a <= 'Z')
+			a = (unsigned char) (a - 'A' + 'a');
+		if (b >= 'A' && b <= 'Z')
+			b = (unsigned char) (b - 'A' + 'a');
+		if (a != b)
+			return false;
+		if (a == '\0')
+			return true;
+	}
+}
+
+int
+cosid_key_index(const char *key, const char *const *keys)
+{
+	for (int i = 0; keys[i] != NULL; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return i;
+	return -1;
 }

@@ -1,12 +1,14 @@
 /*
- * text.h - what the codec files of src/core share (internal: the
+ * text.h - what the files of src/core share about text (internal: the
  * PostgreSQL side never includes it): a message into the caller's buffer, a
- * byte as a message shows it, fixed-width and decimal digits.
+ * byte as a message shows it, a cut that keeps UTF-8 characters whole, the
+ * words and keys of a JSON document, fixed-width and decimal digits.
  *
  * Owns: the wording that more than one decoder uses ("character N (x) is
- * not a base-R digit").
+ * not a base-R digit"), and the one ASCII case folding and UTF-8 cut of
+ * src/core.
  * Must not: include another header of src/core, or know radix settings,
- * layouts, dates or codec lists: it serves all of them.
+ * layouts, dates, definitions or codec lists: it serves all of them.
  */
 #ifndef COSID_CORE_TEXT_H
 #define COSID_CORE_TEXT_H
@@ -27,6 +29,22 @@ extern void cosid_describe_char(unsigned char c, char out[8]);
  */
 extern void cosid_bad_digit_msg(char *msg, size_t msglen, size_t pos,
 								unsigned char c, int radix);
+
+/*
+ * s[0..n) was cut from a longer UTF-8 text: n less the bytes of a last
+ * character that lost some of its bytes (a stray byte counts as a whole
+ * character).  Every cut of src/core goes through it.
+ */
+extern size_t cosid_utf8_trim(const char *s, size_t n);
+
+/*
+ * Whether s equals word, folding ASCII letters only (as pg_strcasecmp does
+ * for the ASCII words compared here; no locale).  Both NUL-terminated.
+ */
+extern bool cosid_word_eq(const char *s, const char *word);
+
+/* The index of key in a NULL-terminated list of keys, or -1. */
+extern int	cosid_key_index(const char *key, const char *const *keys);
 
 /*
  * Inline, being small and called once a field or a digit on the paths that

@@ -7,7 +7,7 @@
  *   - an accepted definition obeys every rule (its layout passes timegen's
  *     check, the strategy's limits hold, segment values are in range, no key
  *     of the other kind of generator was written, every key is known, the
- *     codec text is the input's own array text and reads as an array);
+ *     codec node is the input's own array);
  *   - written back as JSON with every key explicit, it parses to the same
  *     definition (the canonical form is a fixed point);
  *   - a refused one names a key that is in the text (or "definition", or
@@ -267,13 +267,12 @@ check_accepted(const CosidDefinition *d, const CosidJsonValue *root,
 		const CosidJsonValue *m = member(root, "codec", 5);
 
 		CHECK(m != NULL && m->type == COSID_JSON_ARRAY);
-		CHECK(d->codec_len == m->end - m->offset && m->end <= size);
-		CHECK(strlen(d->codec) == d->codec_len);
-		CHECK(memcmp(d->codec, data + m->offset, d->codec_len) == 0);
-		CHECK(d->codec[0] == '[' && d->codec[d->codec_len - 1] == ']');
+		CHECK(d->codec->type == COSID_JSON_ARRAY && d->codec->count == m->count);
+		CHECK(d->codec->offset == m->offset && d->codec->end == m->end && m->end <= size);
+		CHECK(data[m->offset] == '[' && data[m->end - 1] == ']');
 	}
 	else
-		CHECK(member(root, "codec", 5) == NULL && d->codec_len == 0);
+		CHECK(member(root, "codec", 5) == NULL);
 }
 
 /* ---------- writing a definition back ---------- */
@@ -342,7 +341,7 @@ out_json_string(Out *o, const char *s)
 }
 
 static void
-write_definition(Out *o, const CosidDefinition *d)
+write_definition(Out *o, const CosidDefinition *d, const uint8_t *text)
 {
 	static const char *const strategies[] = {"snowflake", "cosid80", "segment"};
 	static const char *const groups[] = {NULL, "day", "month", "year"};
@@ -353,7 +352,7 @@ write_definition(Out *o, const CosidDefinition *d)
 	if (d->codec != NULL)
 	{
 		out_str(o, ", \"codec\": ");
-		out_mem(o, d->codec, d->codec_len);
+		out_mem(o, (const char *) text + d->codec->offset, d->codec->end - d->codec->offset);
 	}
 	if (d->strategy == COSID_STRATEGY_SEGMENT)
 	{
@@ -407,7 +406,8 @@ same_string(const char *a, const char *b)
 }
 
 static void
-check_same(const CosidDefinition *a, const CosidDefinition *b)
+check_same(const CosidDefinition *a, const uint8_t *a_text,
+		   const CosidDefinition *b, const uint8_t *b_text)
 {
 	CHECK(a->strategy == b->strategy);
 	CHECK(memcmp(&a->layout, &b->layout, sizeof(a->layout)) == 0);
@@ -419,8 +419,11 @@ check_same(const CosidDefinition *a, const CosidDefinition *b)
 	CHECK(strcmp(a->zone, b->zone) == 0);
 	CHECK(same_string(a->adopt, b->adopt));
 	CHECK(a->distributor == b->distributor && a->reserve == b->reserve);
-	CHECK(same_string(a->codec, b->codec));
-	CHECK(a->codec_len == b->codec_len);
+	CHECK((a->codec == NULL) == (b->codec == NULL));
+	if (a->codec != NULL)
+		CHECK(a->codec->end - a->codec->offset == b->codec->end - b->codec->offset &&
+			  memcmp(a_text + a->codec->offset, b_text + b->codec->offset,
+					 a->codec->end - a->codec->offset) == 0);
 }
 
 /* ---------- the harness ---------- */
@@ -506,7 +509,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 								 &scratch, &def2, path2, big, msg2, big) == ok);
 	CHECK(strcmp(path, path2) == 0 && strcmp(msg, msg2) == 0);
 	if (ok)
-		check_same(&def, &def2);
+		check_same(&def, data, &def2, data);
 
 	/* Small buffers: a prefix of the same, terminated */
 	if (size > 0)
@@ -569,7 +572,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CosidDefinition def3;
 		CosidCodec	codec;
 
-		write_definition(&o, &def);
+		write_definition(&o, &def, data);
 		cur_data = (const uint8_t *) o.buf;
 		cur_size = o.len;
 		track_reset(&scratch, -1);
@@ -579,13 +582,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "written back: %s\nrefused: %s: %s\n", o.buf, p3, m3);
 			abort();
 		}
-		check_same(&def, &def3);
+		check_same(&def, data, &def3, (const uint8_t *) o.buf);
 
-		/* the codec text is what the codec parser reads (any answer) */
+		/* the codec node is what the codec parser reads (any answer) */
 		if (def.codec != NULL)
-			(void) cosid_codec_parse(def.codec, def.codec_len, "codec",
-									 track_alloc, &scratch, &codec, p3,
-									 sizeof(p3), m3, sizeof(m3));
+			(void) cosid_codec_parse_node(def.codec, "codec",
+										  track_alloc, &scratch, &codec, p3,
+										  sizeof(p3), m3, sizeof(m3));
 		free(o.buf);
 	}
 

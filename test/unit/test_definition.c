@@ -23,6 +23,7 @@
 #include "core/codec.h"
 #include "core/definition.h"
 #include "core/json.h"
+#include "core/text.h"
 
 #define BUF 1024
 
@@ -145,6 +146,19 @@ static const CosidDefinitionHooks hooks = {&hook_log, test_parse_time,
 test_zone_exists};
 
 /* ---------- helpers ---------- */
+
+/* The text of a parsed node: the JSON it was parsed from, as written. */
+static const char *
+node_text(const char *json, const CosidJsonValue *v)
+{
+	static char buf[512];
+	size_t		n = v->end - v->offset;
+
+	assert_true(n < sizeof(buf));
+	memcpy(buf, json + v->offset, n);
+	buf[n] = '\0';
+	return buf;
+}
 
 static void
 parse_ok(const char *json, CosidDefinition *out, Arena *a)
@@ -273,7 +287,6 @@ test_defaults_and_presets(void **state)
 	assert_false(d.int32);
 	assert_int_equal(d.uncertainty_bits, 0);
 	assert_null(d.codec);
-	assert_int_equal(d.codec_len, 0);
 	assert_segment_defaults(&d);
 	arena_free(&a);
 
@@ -348,14 +361,14 @@ test_overrides(void **state)
 	assert_int_equal(d.policy.borrow_ms, 2);
 	assert_int_equal(d.policy.wait_ms, 500);
 	assert_non_null(d.codec);
-	assert_string_equal(d.codec, "[{\"radix\": {\"radix\": 62}}]");
-	assert_int_equal(d.codec_len, strlen(d.codec));
+	assert_int_equal(d.codec->type, COSID_JSON_ARRAY);
+	assert_string_equal(node_text(json, d.codec), "[{\"radix\": {\"radix\": 62}}]");
 
-	/* the codec text is what cosid_codec_parse takes */
+	/* the node is what cosid_codec_parse_node takes: no second parse */
 	arena_init(&ca, -1);
-	assert_true(cosid_codec_parse(d.codec, d.codec_len, "codec", arena_alloc,
-								  &ca, &codec, path, sizeof(path), msg,
-								  sizeof(msg)));
+	assert_true(cosid_codec_parse_node(d.codec, "codec", arena_alloc,
+									   &ca, &codec, path, sizeof(path), msg,
+									   sizeof(msg)));
 	assert_int_equal(codec.nitems, 1);
 	assert_int_equal(codec.items[0].kind, COSID_CODEC_RADIX);
 	assert_int_equal(codec.items[0].radix.radix, 62);
@@ -627,6 +640,12 @@ test_epoch(void **state)
 static void
 test_segment_good(void **state)
 {
+	static const char daily[] =
+		"{\"step\": 3, \"codec\": [{\"grouped\": {\"value\": {\"radix\": {\"radix\": 10, "
+		"\"width\": 6, \"pad-start\": true}}}}], \"group\": \"day\", \"strategy\": \"segment\"}";
+	static const char coded[] =
+		"{\"codec\": [{\"radix\": 62}, {\"date-prefix\": {\"pattern\": \"yyMMdd\", "
+		"\"delimiter\": \"-\"}}, {\"prefix\": \"O\"}], \"strategy\": \"segment\"}";
 	Arena		a;
 	CosidDefinition d;
 
@@ -666,12 +685,10 @@ test_segment_good(void **state)
 	arena_free(&a);
 
 	/* segment.sql's 'daily' */
-	parse_ok("{\"step\": 3, \"codec\": [{\"grouped\": {\"value\": {\"radix\": {\"radix\": 10, "
-			 "\"width\": 6, \"pad-start\": true}}}}], \"group\": \"day\", \"strategy\": \"segment\"}",
-			 &d, &a);
+	parse_ok(daily, &d, &a);
 	assert_int_equal(d.group, COSID_GROUP_DAY);
 	assert_int_equal(d.step, 3);
-	assert_string_equal(d.codec, "[{\"grouped\": {\"value\": {\"radix\": {\"radix\": 10, "
+	assert_string_equal(node_text(daily, d.codec), "[{\"grouped\": {\"value\": {\"radix\": {\"radix\": 10, "
 						"\"width\": 6, \"pad-start\": true}}}}]");
 	arena_free(&a);
 
@@ -711,9 +728,8 @@ test_segment_good(void **state)
 	arena_free(&a);
 
 	/* segment.sql's 'coded' */
-	parse_ok("{\"codec\": [{\"radix\": 62}, {\"date-prefix\": {\"pattern\": \"yyMMdd\", "
-			 "\"delimiter\": \"-\"}}, {\"prefix\": \"O\"}], \"strategy\": \"segment\"}", &d, &a);
-	assert_string_equal(d.codec, "[{\"radix\": 62}, {\"date-prefix\": {\"pattern\": \"yyMMdd\", "
+	parse_ok(coded, &d, &a);
+	assert_string_equal(node_text(coded, d.codec), "[{\"radix\": 62}, {\"date-prefix\": {\"pattern\": \"yyMMdd\", "
 						"\"delimiter\": \"-\"}}, {\"prefix\": \"O\"}]");
 	arena_free(&a);
 
@@ -754,6 +770,9 @@ test_segment_good(void **state)
 static void
 test_segment_distributor(void **state)
 {
+	static const char combined[] =
+		"{\"int\": true, \"step\": 50, \"start\": 1000, \"codec\": [{\"prefix\": \"S\"}], "
+		"\"reserve\": 1000, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}";
 	Arena		a;
 	CosidDefinition d;
 
@@ -792,14 +811,12 @@ test_segment_distributor(void **state)
 	arena_free(&a);
 
 	/* what combines with it: step, start, int, reserve, group, zone, codec */
-	parse_ok("{\"int\": true, \"step\": 50, \"start\": 1000, \"codec\": [{\"prefix\": \"S\"}], "
-			 "\"reserve\": 1000, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
-			 &d, &a);
+	parse_ok(combined, &d, &a);
 	assert_true(d.int32);
 	assert_int_equal(d.step, 50);
 	assert_int_equal(d.start, 1000);
 	assert_int_equal(d.reserve, 1000);
-	assert_string_equal(d.codec, "[{\"prefix\": \"S\"}]");
+	assert_string_equal(node_text(combined, d.codec), "[{\"prefix\": \"S\"}]");
 	arena_free(&a);
 	parse_ok("{\"reserve\": 1, \"strategy\": \"segment\", \"distributor\": \"lease-store\"}",
 			 &d, &a);
@@ -1116,11 +1133,13 @@ test_precedence(void **state)
 		CosidDefinition d;
 
 		parse_ok("{\"codec\": [1, \"x\", {\"nonsense\": []}]}", &d, &a);
-		assert_string_equal(d.codec, "[1, \"x\", {\"nonsense\": []}]");
+		assert_string_equal(node_text("{\"codec\": [1, \"x\", {\"nonsense\": []}]}", d.codec),
+							"[1, \"x\", {\"nonsense\": []}]");
+		assert_int_equal(d.codec->count, 3);
 		arena_free(&a);
 		parse_ok("{\"codec\":[ ]}", &d, &a);
-		assert_string_equal(d.codec, "[ ]");
-		assert_int_equal(d.codec_len, 3);
+		assert_string_equal(node_text("{\"codec\":[ ]}", d.codec), "[ ]");
+		assert_int_equal(d.codec->count, 0);
 		arena_free(&a);
 	}
 }
@@ -1169,7 +1188,7 @@ test_json_errors(void **state)
 		CosidDefinition d;
 
 		parse_ok(deep, &d, &a);
-		assert_int_equal(d.codec_len, 2 * (COSID_JSON_MAX_DEPTH - 1));
+		assert_int_equal(d.codec->end - d.codec->offset, 2 * (COSID_JSON_MAX_DEPTH - 1));
 		arena_free(&a);
 	}
 }
@@ -1318,6 +1337,45 @@ test_buffers(void **state)
 	assert_string_equal(path, "def");
 }
 
+/* text.c: the one UTF-8 cut of src/core (json.c's appends, definition.c's messages) */
+static void
+test_utf8_trim(void **state)
+{
+	/* "a", "\xc3\xa9" (2 bytes), "\xe2\x82\xac" (3), "\xf0\x9f\x98\x80" (4) */
+	static const char s[] = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const size_t kept[] = {0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10};
+
+	(void) state;
+	for (size_t n = 0; n < sizeof(kept) / sizeof(kept[0]); n++)
+		assert_int_equal(cosid_utf8_trim(s, n), kept[n]);
+	/* a stray byte is a whole character; a lone lead byte is cut */
+	assert_int_equal(cosid_utf8_trim("a\x80", 2), 2);
+	assert_int_equal(cosid_utf8_trim("\x80\x80", 2), 2);
+	assert_int_equal(cosid_utf8_trim("ab\xf0", 3), 2);
+	assert_int_equal(cosid_utf8_trim("\xff", 1), 1);
+}
+
+/* text.c: ASCII words in any case, keys exactly */
+static void
+test_words_and_keys(void **state)
+{
+	static const char *const keys[] = {"step", "start", "group", NULL};
+
+	(void) state;
+	assert_true(cosid_word_eq("Lease-Store", "lease-store"));
+	assert_true(cosid_word_eq("DAY", "day"));
+	assert_true(cosid_word_eq("day", "DAY"));
+	assert_true(cosid_word_eq("", ""));
+	assert_false(cosid_word_eq("days", "day"));
+	assert_false(cosid_word_eq("da", "day"));
+	/* no folding beyond ASCII: "\xc3\x89" is not "\xc3\xa9" */
+	assert_false(cosid_word_eq("\xc3\x89", "\xc3\xa9"));
+	assert_int_equal(cosid_key_index("step", keys), 0);
+	assert_int_equal(cosid_key_index("group", keys), 2);
+	assert_int_equal(cosid_key_index("Group", keys), -1);
+	assert_int_equal(cosid_key_index("", keys), -1);
+}
+
 /* json.c: a cut buffer stays a prefix of everything appended */
 static void
 test_buf_append_prefix(void **state)
@@ -1449,6 +1507,8 @@ main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_buffers),
 		cmocka_unit_test(test_buf_append_prefix),
+		cmocka_unit_test(test_utf8_trim),
+		cmocka_unit_test(test_words_and_keys),
 		cmocka_unit_test(test_long_strings_fit),
 	};
 
