@@ -41,10 +41,23 @@ put_decimal(char *buf, int64_t v)
 	int			len = 0;
 	uint64_t	u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
 
-	/* two digits at a time, as pg_lltoa() does */
+	/* eight digits at a time in 32 bits, then two at a time, as pg_lltoa() */
+	while (u >= 100000000)
+	{
+		uint64_t	hi = u / 100000000;
+		uint32_t	lo = (uint32_t) (u - hi * 100000000);
+
+		u = hi;
+		for (int k = 0; k < 4; k++)
+		{
+			q -= 2;
+			memcpy(q, pairs + 2 * (lo % 100), 2);
+			lo /= 100;
+		}
+	}
 	while (u >= 100)
 	{
-		unsigned	r = (unsigned) (u % 100);
+		uint32_t	r = (uint32_t) (u % 100);
 
 		u /= 100;
 		q -= 2;
