@@ -1099,9 +1099,7 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 	e->fetched_end = PG_INT64_MIN;
 	e->fetching = false;
 	e->reserve_depth = 1;
-	e->issued = e->seq_waits = e->clock_borrows = 0;
-	e->clock_waits = e->clock_failures = 0;
-	e->segment_fetches = e->segment_waits = 0;
+	memset(&e->counts, 0, sizeof(e->counts));
 	if (e->time_based)
 	{
 		/*
@@ -1255,13 +1253,7 @@ cosid_gen_stats(CosidGenWanted wanted, void *arg, CosidGenStats **out)
 		s->layout = e->layout;
 		s->seqid = e->seqid;
 		SpinLockAcquire(&e->mutex);
-		s->issued = e->issued;
-		s->seq_waits = e->seq_waits;
-		s->clock_borrows = e->clock_borrows;
-		s->clock_waits = e->clock_waits;
-		s->clock_failures = e->clock_failures;
-		s->segment_fetches = e->segment_fetches;
-		s->segment_waits = e->segment_waits;
+		s->counts = e->counts;
 		SpinLockRelease(&e->mutex);
 		n++;
 	}
@@ -1288,7 +1280,7 @@ cosid_gen_issued_total(void)
 		if (!e->in_use)
 			continue;
 		SpinLockAcquire(&e->mutex);
-		total += e->issued;
+		total += e->counts.issued;
 		SpinLockRelease(&e->mutex);
 	}
 	LWLockRelease(cosid_gen_hash_lock);

@@ -70,6 +70,18 @@ typedef struct CosidSegRange
 
 #define COSID_RESERVE_RANGES 4
 
+/* What a generator's entry counts (cosid.stats() shows them). */
+typedef struct CosidGenCounters
+{
+	uint64		issued;
+	uint64		seq_waits;
+	uint64		clock_borrows;
+	uint64		clock_waits;
+	uint64		clock_failures;
+	uint64		segment_fetches;
+	uint64		segment_waits;
+} CosidGenCounters;
+
 typedef struct CosidGenEntry
 {
 	slock_t		mutex;			/* protects everything below */
@@ -107,13 +119,7 @@ typedef struct CosidGenEntry
 	int			reserve_depth;	/* a factor of the reserve kept (1..16):
 								 * doubled whenever a backend had to wait */
 
-	uint64		issued;
-	uint64		seq_waits;
-	uint64		clock_borrows;
-	uint64		clock_waits;
-	uint64		clock_failures;
-	uint64		segment_fetches;
-	uint64		segment_waits;
+	CosidGenCounters counts;
 } CosidGenEntry;
 
 /* The entries (cosid.max_generators of them), and the lock of their hash
@@ -176,13 +182,7 @@ typedef struct CosidGenStats
 	CosidLayout layout;			/* time-based */
 	Oid			seqid;			/* segment generators; InvalidOid: the lease
 								 * store's, or time-based */
-	uint64		issued;
-	uint64		seq_waits;
-	uint64		clock_borrows;
-	uint64		clock_waits;
-	uint64		clock_failures;
-	uint64		segment_fetches;
-	uint64		segment_waits;
+	CosidGenCounters counts;
 } CosidGenStats;
 
 /*

@@ -286,13 +286,13 @@ cosid_stats(PG_FUNCTION_ARGS)
 		bool		nulls[15] = {false};
 
 		values[0] = CStringGetTextDatum(s->key.name);
-		values[1] = Int64GetDatum((int64) s->issued);
-		values[2] = Int64GetDatum((int64) s->seq_waits);
-		values[3] = Int64GetDatum((int64) s->clock_borrows);
-		values[4] = Int64GetDatum((int64) s->clock_waits);
-		values[5] = Int64GetDatum((int64) s->clock_failures);
-		values[6] = Int64GetDatum((int64) s->segment_fetches);
-		values[7] = Int64GetDatum((int64) s->segment_waits);
+		values[1] = Int64GetDatum((int64) s->counts.issued);
+		values[2] = Int64GetDatum((int64) s->counts.seq_waits);
+		values[3] = Int64GetDatum((int64) s->counts.clock_borrows);
+		values[4] = Int64GetDatum((int64) s->counts.clock_waits);
+		values[5] = Int64GetDatum((int64) s->counts.clock_failures);
+		values[6] = Int64GetDatum((int64) s->counts.segment_fetches);
+		values[7] = Int64GetDatum((int64) s->counts.segment_waits);
 		/* whose state this is: the view matches it to the catalog */
 		values[8] = Int64GetDatum(s->layout.epoch_ms);
 		values[9] = Int32GetDatum((int32) s->layout.unit_ms);

@@ -245,25 +245,25 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 		got = cosid_time_next_many(&c->def.spec.layout, &c->def.spec.policy, &w,
 								   &e->state, now, n, first_seq, unit, &r,
 								   &wait_until);
-		e->issued += got;
+		e->counts.issued += got;
 		switch (r)
 		{
 			case COSID_NEXT_BORROWED:
-				e->clock_borrows++;
+				e->counts.clock_borrows++;
 				break;
 			case COSID_NEXT_WAIT_SEQUENCE:
 				if (!counted_seq_wait)
-					e->seq_waits++;
+					e->counts.seq_waits++;
 				counted_seq_wait = true;
 				break;
 			case COSID_NEXT_WAIT_CLOCK:
 				if (!counted_clock_wait)
-					e->clock_waits++;
+					e->counts.clock_waits++;
 				counted_clock_wait = true;
 				break;
 			case COSID_NEXT_CLOCK_BACKWARDS:
 			case COSID_NEXT_BEFORE_WINDOW:
-				e->clock_failures++;
+				e->counts.clock_failures++;
 				break;
 			default:
 				break;
@@ -357,7 +357,7 @@ release_block(void)
 		/* nobody reserved after it: the sequences return to the pool */
 		if (e->state.last_unit == block.unit && e->state.seq == block.last)
 			e->state.seq = block.next - 1;
-		e->issued -= (uint64) (block.last - block.next + 1);
+		e->counts.issued -= (uint64) (block.last - block.next + 1);
 	}
 	SpinLockRelease(&e->mutex);
 }

@@ -776,7 +776,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	}
 	e->fetched_end = end;
 	add_range(e, start, end, seg_period);
-	e->segment_fetches++;
+	e->counts.segment_fetches++;
 	SpinLockRelease(&e->mutex);
 	if (locked)
 		LockRelease(&tag, ExclusiveLock, false);
@@ -896,13 +896,13 @@ cosid_segment_issue(CosidGenCache *c, size_t n, int64 *out)
 			wait = true;
 			if (!counted_wait)
 			{
-				e->segment_waits++;
+				e->counts.segment_waits++;
 				if (e->reserve_depth < 16)
 					e->reserve_depth *= 2;
 			}
 			counted_wait = true;
 		}
-		e->issued += got - before;
+		e->counts.issued += got - before;
 		SpinLockRelease(&e->mutex);
 
 		if (fetch)
