@@ -125,7 +125,7 @@ test/unit/test_%: test/unit/test_%.c $(CORE_SRCS) $(wildcard src/core/*.h)
 	cc $(CORE_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(CORE_SRCS) -lcmocka
 
-test/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRCS) $(wildcard src/core/*.h)
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(CORE_SRCS) $(wildcard src/core/*.h)
 	clang $(CORE_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $< $(CORE_SRCS)
 

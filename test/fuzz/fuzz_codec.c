@@ -30,22 +30,11 @@
 
 #include "core/codec.h"
 #include "core/json.h"
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-					__FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
+#include "fuzz.h"
 
 #define FILL		0xA5
 #define MSGBUF		300
 #define MAX_BLOCKS	65536
-
-int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char alphabet[] =
 "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

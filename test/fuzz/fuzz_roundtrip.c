@@ -33,18 +33,7 @@
 #include <string.h>
 
 #include "core/codec.h"
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-					__FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
-
-int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 /* ---------- the input ---------- */
 

@@ -11,22 +11,11 @@
 #include <string.h>
 
 #include "core/ulid.h"
+#include "fuzz.h"
 
 #define SENTINEL_BYTE	0xA5
 #define SENTINEL_POS	((size_t) -1)
 #define MAX_MONO_STEPS	4096
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-					__FILE__, __LINE__, #cond); \
-			abort(); \
-		} \
-	} while (0)
-
-int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static unsigned char
 ascii_upper(unsigned char c)
