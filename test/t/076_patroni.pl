@@ -1,5 +1,5 @@
 # Patroni (with one etcd) running cosid, and serving as the lease store of
-# other servers, failed over under load: the recipe of the README's "High
+# other servers, failed over under load: the recipe of docs/operations.md's "High
 # availability: Patroni and pg_auto_failover", with its settings.
 #
 # The Patroni cluster: members pg1 and pg2, synchronous_mode (pg2 is the
@@ -68,7 +68,7 @@ ha_spawn('etcd', "$dir/etcd.log", 'etcd', '--name', 'e1', '--data-dir', "$dir/et
 	'--initial-cluster', "e1=http://127.0.0.1:$etcd_peer");
 ok(poll_until(30, sub { http_status("http://127.0.0.1:$etcd_client/health") == 200 }), 'etcd answers');
 
-# ---- Patroni: the configuration of the README's recipe, with this test's
+# ---- Patroni: the configuration of docs/operations.md's recipe, with this test's
 # ports and directories
 my %m;
 for my $name ('pg1', 'pg2')

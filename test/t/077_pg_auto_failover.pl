@@ -1,5 +1,5 @@
 # pg_auto_failover running cosid, failed over under load: the recipe of the
-# README's "High availability: Patroni and pg_auto_failover", with its
+# docs/operations.md's "High availability: Patroni and pg_auto_failover", with its
 # settings.
 #
 # A monitor and two nodes, n1 and n2.  n1's data directory is made first
