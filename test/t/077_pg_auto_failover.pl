@@ -1,4 +1,4 @@
-# pg_auto_failover running cosid, failed over under load: the recipe of the
+# pg_auto_failover running cosid, failed over under load: the recipe of
 # docs/operations.md's "High availability: Patroni and pg_auto_failover", with its
 # settings.
 #
