@@ -1197,8 +1197,10 @@ CREATE TRIGGER segment_counter_restore_check
 -- empty there: a worker refuses cosid_define).  Without Citus the table stays
 -- empty and nothing reads it.  The owner is a role name (roles are the same
 -- on every node, their OIDs are not); a custom codec's functions are bound
--- by their qualified names on a worker.  Not dumped: cosid_citus_sync()
--- writes it again from cosid.generator.
+-- by their qualified names on a worker.  A segment generator backed by a
+-- sequence of the coordinator is written with coordinator_only: a worker
+-- encodes and decodes with it but refuses to issue its numbers.  Not dumped:
+-- cosid_citus_sync() writes it again from cosid.generator.
 -------------------------------------------------------------------------------
 
 CREATE TABLE cosid.citus_generator (
@@ -1213,7 +1215,8 @@ CREATE TABLE cosid.citus_generator (
 	seq_reset_threshold bigint,
 	owner text NOT NULL,
 	identity bigint NOT NULL,
-	counter_database text
+	counter_database text,
+	coordinator_only boolean NOT NULL DEFAULT false
 );
 COMMENT ON TABLE cosid.citus_generator IS 'on a Citus cluster: the coordinator''s generators, as every node reads them (a reference table)';
 REVOKE ALL ON cosid.citus_generator FROM PUBLIC;

@@ -32,7 +32,9 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -50,6 +52,11 @@
 
 PG_FUNCTION_INFO_V1(cosid_citus_changed);
 PG_FUNCTION_INFO_V1(cosid_citus_sync);
+
+static Oid	mirror_placement(Oid relid, bool read_only);
+
+const char *const cosid_citus_worker_hint =
+	"This node is a Citus worker: define it on the coordinator with cosid_define(), which makes it reach every node.";
 
 CosidCitusRole
 cosid_citus_role(void)
@@ -129,21 +136,67 @@ cluster_has_worker(void)
 }
 
 /*
+ * Warn when a custom codec function of the generator is neither one Citus
+ * created on every node (pg_dist_object) nor one that exists everywhere
+ * anyway (an extension's, or pg_catalog's): a worker binds it by its name
+ * and fails without it (SPI connected).  CREATE FUNCTION on the coordinator
+ * reaches every node unless citus.enable_ddl_propagation was off or Citus
+ * could not propagate it (a dependency on a local table).
+ */
+static void
+warn_local_functions(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	/* not read-only: the row this transaction wrote must be seen */
+	if (cosid_catalog_exec("SELECT pg_catalog.format('%I.%I(%s)', n.nspname, p.proname, "
+						   "  pg_catalog.pg_get_function_identity_arguments(p.oid)) "
+						   "FROM cosid.generator g, pg_catalog.unnest(g.codec_functions) f, "
+						   "  pg_catalog.pg_proc p, pg_catalog.pg_namespace n "
+						   "WHERE g.name OPERATOR(pg_catalog.=) $1 AND p.oid OPERATOR(pg_catalog.=) f "
+						   "AND n.oid OPERATOR(pg_catalog.=) p.pronamespace "
+						   "AND n.nspname OPERATOR(pg_catalog.<>) 'pg_catalog' "
+						   "AND NOT EXISTS (SELECT FROM pg_catalog.pg_dist_object o "
+						   "  WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass "
+						   "  AND o.objid OPERATOR(pg_catalog.=) f) "
+						   "AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d "
+						   "  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass "
+						   "  AND d.objid OPERATOR(pg_catalog.=) f AND d.deptype OPERATOR(pg_catalog.=) 'e') "
+						   "ORDER BY 1",
+						   1, argtypes, values, NULL, false) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	for (uint64 i = 0; i < SPI_processed; i++)
+		ereport(WARNING,
+				(errmsg("custom codec function %s of generator \"%s\" is not on the Citus workers",
+						SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1), name),
+				 errdetail("Citus did not create it on every node (it was made with citus.enable_ddl_propagation off, "
+						   "or depends on something Citus does not propagate): on a worker, cosid_encode, "
+						   "cosid_decode and cosid_next of this generator fail."),
+				 errhint("Run SELECT create_distributed_function('%s') on the coordinator, or create the "
+						 "function on every node.",
+						 SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1))));
+}
+
+/*
  * Write one name's row of cosid.generator into the mirror (which Citus
  * writes to every node): the row goes first, then what the catalog has now.
- * A segment generator with a sequence of this server stays the
- * coordinator's: every node's own sequence would hand out the same numbers.
+ * A segment generator with a sequence of this server issues on the
+ * coordinator only (every node's own sequence would hand out the same
+ * numbers): its row says so, so that a worker encodes and decodes with it
+ * and refuses to issue, naming the reason.
  */
 static void
 mirror_one(const char *name)
 {
-	Oid			argtypes[12] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID, INT4OID,
-	INT4OID, INT4OID, INT8OID, TEXTOID, INT8OID, TEXTOID};
-	Datum		values[12];
-	char		nulls[12];
+	Oid			argtypes[13] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID, INT4OID,
+	INT4OID, INT4OID, INT8OID, TEXTOID, INT8OID, TEXTOID, BOOLOID};
+	Datum		values[13];
+	char		nulls[13];
 	HeapTuple	row;
 	TupleDesc	desc;
 	bool		isnull;
+	bool		coordinator_only;
 
 	values[0] = CStringGetTextDatum(name);
 	if (cosid_catalog_exec("DELETE FROM cosid.citus_generator WHERE name OPERATOR(pg_catalog.=) $1",
@@ -159,26 +212,57 @@ mirror_one(const char *name)
 		return;
 	row = SPI_copytuple(SPI_tuptable->vals[0]);
 	desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
-	if (DatumGetBool(SPI_getbinval(row, desc, 12, &isnull)))
-	{
+	coordinator_only = DatumGetBool(SPI_getbinval(row, desc, 12, &isnull));
+	if (coordinator_only)
 		ereport(NOTICE,
 				(errmsg("segment generator \"%s\" issues on the coordinator only", name),
-				 errdetail("Its numbers come from a sequence of this server, which the workers do not share."),
+				 errdetail("Its numbers come from a sequence of this server, which the workers do not share: "
+						   "they encode and decode with it, and refuse to issue its numbers."),
 				 errhint("Give it \"distributor\": \"lease-store\", or use a time-based generator, to issue on every node.")));
-		return;
-	}
 	for (int i = 0; i < 11; i++)
 	{
 		values[i + 1] = SPI_getbinval(row, desc, i + 1, &isnull);
 		nulls[i + 1] = isnull ? 'n' : ' ';
 	}
 	nulls[0] = ' ';
+	values[12] = BoolGetDatum(coordinator_only);
+	nulls[12] = ' ';
 	if (cosid_catalog_exec("INSERT INTO cosid.citus_generator (name, strategy, config, epoch_ms, "
 						   "unit_ms, time_bits, node_bits, seq_bits, seq_reset_threshold, owner, "
-						   "identity, counter_database) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-						   12, argtypes, values, nulls, false) != SPI_OK_INSERT)
+						   "identity, counter_database, coordinator_only) "
+						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+						   13, argtypes, values, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not write cosid.citus_generator");
+	warn_local_functions(name);
+}
+
+/*
+ * Make this node's placement of the mirror go with the extension: Citus
+ * places a reference table on the coordinator too, in schema cosid, and
+ * without this a plain DROP EXTENSION cosid fails on it ("table
+ * cosid.citus_generator_N depends on schema cosid").  An automatic
+ * dependency drops it with the extension and leaves Citus free to drop it
+ * alone (SPI connected).  The workers' placements need none: dropping the
+ * extension drops the mirror, and Citus drops every placement with it
+ * before it sends the DROP EXTENSION to the workers.
+ */
+static void
+tie_placement(Oid relid)
+{
+	/* not read-only: the placement may have been made by this transaction */
+	Oid			placement = mirror_placement(relid, false);
+	Oid			ext = get_extension_oid("cosid", true);
+	ObjectAddress dependent;
+	ObjectAddress referenced;
+
+	if (!OidIsValid(placement) || !OidIsValid(ext))
+		return;
+	ObjectAddressSet(dependent, RelationRelationId, placement);
+	ObjectAddressSet(referenced, ExtensionRelationId, ext);
+	(void) deleteDependencyRecordsForSpecific(RelationRelationId, placement, DEPENDENCY_AUTO,
+											  ExtensionRelationId, ext);
+	recordDependencyOn(&dependent, &referenced, DEPENDENCY_AUTO);
+	CommandCounterIncrement();
 }
 
 /*
@@ -219,6 +303,7 @@ mirror_all(Oid relid, bool distribute)
 		mirror_one((const char *) lfirst(lc));
 		n++;
 	}
+	tie_placement(relid);
 	return n;
 }
 
@@ -264,9 +349,12 @@ cosid_citus_sync(PG_FUNCTION_ARGS)
 
 /* ---------- a worker's copy ---------- */
 
-/* This node's placement of the mirror (SPI connected), or InvalidOid. */
+/*
+ * This node's placement of the mirror (SPI connected), or InvalidOid;
+ * read_only: as of the statement's snapshot.
+ */
 static Oid
-mirror_placement(Oid relid)
+mirror_placement(Oid relid, bool read_only)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
@@ -277,7 +365,7 @@ mirror_placement(Oid relid)
 
 	if (cosid_catalog_exec("SELECT shardid FROM pg_catalog.pg_dist_shard "
 						   "WHERE logicalrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+						   1, argtypes, values, NULL, read_only) != SPI_OK_SELECT)
 		elog(ERROR, "could not read pg_dist_shard");
 	if (SPI_processed == 0)
 		return InvalidOid;
@@ -325,7 +413,7 @@ cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stor
 
 	if (!OidIsValid(relid))
 		return false;
-	placement = mirror_placement(relid);
+	placement = mirror_placement(relid, true);
 	if (!OidIsValid(placement))
 		return false;
 	snap = RegisterSnapshot(fresh && !IsInParallelMode() ? GetLatestSnapshot() : GetTransactionSnapshot());
@@ -365,6 +453,7 @@ cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stor
 		/* a custom codec's functions: by the qualified names the coordinator bound */
 		stored->codec_fns[0] = stored->codec_fns[1] = InvalidOid;
 		stored->codec_by_name = true;
+		stored->coordinator_only = DatumGetBool(column(tup, rel, "coordinator_only", &isnull));
 		stored->identity = DatumGetInt64(column(tup, rel, "identity", &isnull));
 		d = column(tup, rel, "counter_database", &isnull);
 		stored->counter_db[0] = '\0';
@@ -375,6 +464,20 @@ cosid_citus_read(const char *name, bool fresh, Jsonb **config, CosidGenDef *stor
 	table_close(rel, AccessShareLock);
 	UnregisterSnapshot(snap);
 	return found;
+}
+
+void
+cosid_citus_refuse_issue(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("segment generator \"%s\" issues on the Citus coordinator only", name),
+			 errdetail("Its numbers come from a sequence of the coordinator, which this node, a Citus worker, "
+					   "does not share; a worker encodes and decodes with it but issues none of its numbers. "
+					   "An INSERT ... SELECT between distributed tables evaluates a column's DEFAULT on the workers."),
+			 errhint("Issue its numbers on the coordinator (INSERT ... VALUES, COPY, or an INSERT ... SELECT from a "
+					 "local source), or define a generator with \"distributor\": \"lease-store\", or a time-based "
+					 "one, to issue on every node.")));
 }
 
 /*

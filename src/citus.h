@@ -42,4 +42,13 @@ extern void cosid_citus_mirror(const char *name);
 extern bool cosid_citus_read(const char *name, bool fresh, Jsonb **config,
 							 CosidGenDef *stored);
 
+/* The hint of "generator ... does not exist" on a worker. */
+extern const char *const cosid_citus_worker_hint;
+
+/*
+ * 55000 on a worker asked to issue from a segment generator whose numbers
+ * come from a sequence of the coordinator (stored->coordinator_only).
+ */
+COSID_NORETURN_BEFORE extern void cosid_citus_refuse_issue(const char *name) COSID_NORETURN_AFTER;
+
 #endif

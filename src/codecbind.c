@@ -206,6 +206,21 @@ function_by_name(const char *sig, CosidBindMode mode, const CosidGenDef *gen,
 		fn = DatumGetObjectId(d);
 	if (nest >= 0)
 		AtEOXact_GUC(false, nest);
+	/*
+	 * A stored generator bound by name is a Citus worker's copy of the
+	 * coordinator's (or a catalog from before 1.3): its definition is fine,
+	 * the function is what this server lacks.
+	 */
+	if (fn == InvalidOid && mode == COSID_BIND_STORED)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("custom codec function %s of generator \"%s\" does not exist on this server",
+						sig, gen->name),
+				 errdetail("At %s: the generator's codec names that function, and this server binds it by "
+						   "that name (a Citus worker binds the coordinator's generators so).", path),
+				 errhint("Create the function here. On a Citus cluster create it on the coordinator, with "
+						 "citus.enable_ddl_propagation on, or run create_distributed_function() there: Citus "
+						 "then creates it on every node.")));
 	if (fn == InvalidOid)
 		key_error(gen, path, "function %s does not exist", sig);
 	return fn;

@@ -166,8 +166,13 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	 * A Citus worker issues with the coordinator's generators (citus.c);
 	 * its own rows (from before it joined) only for names they lack.
 	 */
-	if (!(cosid_catalog_is_1_3() && cosid_citus_role() == COSID_CITUS_WORKER &&
-		  cosid_citus_read(cname, true, &config, &stored)))
+	if (cosid_catalog_is_1_3() && cosid_citus_role() == COSID_CITUS_WORKER)
+	{
+		if (!cosid_citus_read(cname, true, &config, &stored))
+			cosid_catalog_read(cname, false, true, &config, &stored,
+							   hint ? hint : cosid_citus_worker_hint);
+	}
+	else
 		cosid_catalog_read(cname, false, true, &config, &stored, hint);
 	cosid_gendef_parse(cname, config, &c->def, false);
 	c->def.spec.strategy = stored.spec.strategy;
@@ -179,8 +184,15 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 	c->def.codec_by_name = stored.codec_by_name;
 	c->def.identity = stored.identity;
 	memcpy(c->def.counter_db, stored.counter_db, NAMEDATALEN);
+	c->def.coordinator_only = stored.coordinator_only;
 	c->def.spec.adopt = NULL;		/* parsed in SPI's memory: not kept */
-	cosid_catalog_check_sequence(&c->def);
+	if (c->def.coordinator_only)
+	{
+		if (need_entry)
+			cosid_citus_refuse_issue(cname);
+	}
+	else
+		cosid_catalog_check_sequence(&c->def);
 	c->group_zone = c->def.spec.group != COSID_GROUP_NONE ? pg_tzset(c->def.spec.zone) : NULL;
 	/* bound into the cache's context before SPI frees what it was parsed in */
 	c->codec = cosid_codecbind_generator(&c->def, COSID_BIND_STORED, c->cxt);

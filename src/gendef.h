@@ -45,6 +45,10 @@ typedef struct CosidGenDef
 											 * fixed at define ("": this one's) */
 	int64		identity;		/* time-based: whose state (catalog; 0 for
 								 * generators defined before 1.3) */
+	bool		coordinator_only;	/* a Citus worker's copy of a segment
+									 * generator whose sequence is the
+									 * coordinator's: it encodes and decodes,
+									 * never issues (citus.c) */
 } CosidGenDef;
 
 /*

@@ -105,8 +105,15 @@ is($coord->safe_psql($db, q{SELECT count(*), count(DISTINCT id) FROM orders}), '
 is($coord->safe_psql($db, q{SELECT string_agg(DISTINCT (cosid_unpack('order', id)).node::text, ',' ORDER BY (cosid_unpack('order', id)).node::text) FROM orders}),
 	'0,1,2', 'ids from the coordinator (router inserts) and both workers (pushdown)');
 
-# a node added later has every generator before it gets a shard
-$coord->safe_psql($db, q{SELECT cosid_define('late', '{"strategy":"snowflake"}')});
+# a node added later has every generator before it gets a shard, and the
+# functions of a custom codec (Citus creates them there too)
+$coord->safe_psql($db, q{SELECT cosid_define('late', '{"strategy":"snowflake"}');
+	CREATE FUNCTION public.late_hex(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT 'L' || to_hex($1) $$;
+	CREATE FUNCTION public.late_unhex(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT ('x' || lpad(substr($1, 2), 16, '0'))::bit(64)::bigint $$;
+	SELECT cosid_define('late_codec', '{"strategy":"snowflake",
+		"codec":[{"custom":{"encode":"late_hex(bigint)","decode":"late_unhex(text)"}}]}');});
 my $w3 = citus_add_worker($c, slot => 3);
 $coord->safe_psql($db, q{
 	CREATE TABLE events (customer int NOT NULL, id bigint NOT NULL DEFAULT cosid_next('order'));
@@ -119,6 +126,8 @@ is($coord->safe_psql($db, q{SELECT count(DISTINCT id) = count(*), bool_or((cosid
 	't|t', 'the added node issued ids (slot 3), all distinct');
 is($w3->safe_psql($db, q{SELECT cosid_next('late') > 0 AND cosid_encode('order', 1) LIKE 'O-%'}), 't',
 	'the added node has every generator, as last altered');
+is($w3->safe_psql($db, q{SELECT cosid_encode('late_codec', 255), cosid_decode('late_codec', 'Lff')}), 'Lff|255',
+	'the added node encodes and decodes with custom codec functions made before it joined');
 
 # slots: every node its own, checked from the coordinator through Citus
 is($coord->safe_psql($db, q{SELECT string_agg(slot::text, ',' ORDER BY slot) FROM cosid_citus_check_slots()}),

@@ -193,15 +193,32 @@ is($m, 2 * 53 . '/' . 2 * 53,
 
 # Mid-load: a client inserting through the coordinator (RETURNING, one
 # statement at a time) while a third worker joins, the shards are
-# rebalanced onto it and one shard moves back.
+# rebalanced onto it and one shard moves back.  Like run(), the client
+# retries a statement that failed with $transient (its INSERT ... SELECT is
+# Citus's too), at most 5 tries, and says so on stderr; any other error,
+# or a fifth failure, stops it with an error (psql exits non-zero).  psql
+# runs it: after each statement, :ERROR and :LAST_ERROR_MESSAGE say how it
+# went.
+sub load_statement
+{
+	my ($sql, $n, $try) = @_;
+	my $stop = "\\set ON_ERROR_STOP 1\n"
+	  . "DO \$\$BEGIN RAISE EXCEPTION 'client load stopped at statement $n, try $try (its error is above)'; END\$\$;\n";
+	return "$sql\n\\if :ERROR\n"
+	  . "SELECT position('could not find the intermediate result file' IN :'LAST_ERROR_MESSAGE') > 0 AS transient \\gset\n"
+	  . "\\if :transient\n"
+	  . ($try < 5 ? "\\warn 'client load: statement $n, try $try: Citus''s transient error, retried'\n"
+		  . load_statement($sql, $n, $try + 1) : $stop)
+	  . "\\else\n$stop\\endif\n\\endif\n";
+}
 my $load_file = $coord->basedir . '/load.sql';
 open(my $fh, '>', $load_file) or die "could not write $load_file: $!";
-print $fh "INSERT INTO orders (customer, via) SELECT g, 'load' FROM generate_series(1, 10) g RETURNING id;\n"
+print $fh load_statement("INSERT INTO orders (customer, via) SELECT g, 'load' FROM generate_series(1, 10) g RETURNING id;", $_, 1)
   for 1 .. 300;
 close($fh);
 my ($load_out, $load_err) = ('', '');
 my $load = IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $coord->connstr($db), '-f', $load_file ],
+	[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=0', '-d', $coord->connstr($db), '-f', $load_file ],
 	'>', \$load_out, '2>', \$load_err);
 
 insert_round('r1');
@@ -249,6 +266,12 @@ is($coord->safe_psql($db, "SELECT nodeport FROM citus_shards WHERE shardid = $sh
 insert_round('after');
 note("statements retried on Citus's transient error during the moves: $retried");
 ok($load->finish, "the client's load through the coordinator succeeded $load_err");
+# every error the load met was the transient one, each retried once
+my @load_errors = $load_err =~ /ERROR:  ([^\n]*)/g;
+my $load_retried = () = $load_err =~ /^client load: statement \d+, try \d+: Citus's transient error, retried$/mg;
+is(scalar(grep { !/$transient/ } @load_errors), 0, 'the client load met no error but Citus\'s transient one');
+is($load_retried, scalar(@load_errors), "... and retried each ($load_retried)");
+note("client load statements retried on Citus's transient error: $load_retried");
 my @load_ids = grep { $_ ne '' } split /\n/, $load_out;
 is(scalar(@load_ids), 3000, 'the load was handed 3000 ids');
 push @{ $handed{order} }, @load_ids;
