@@ -143,7 +143,7 @@ sub upgrade
 	ok(-f $new->data_dir . '/pg_cosid/upgraded',
 		"$mode: the new data directory is marked pg_cosid/upgraded" . ($opt{preload_after} ? ' (cosid not preloaded)' : ''));
 	ok(!-e "$old_state/upgraded", "$mode: the old one is not");
-	like(slurp_file("$old_state/upgrade.manifest"),
+	like(-f "$old_state/upgrade.manifest" ? slurp_file("$old_state/upgrade.manifest") : "(none)",
 		qr/\A[^\n]*\n[0-9a-f]{8} \d+ slot\.state\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n/,
 		"$mode: the old server listed slot.state, names and ulid.state in pg_cosid/upgrade.manifest");
 	$new->append_conf('postgresql.conf', $conf) if $opt{preload_after};

@@ -114,7 +114,7 @@ $new->append_conf('postgresql.conf', $_) for @$conf;
 note(sprintf('pg_upgrade --%s took %.1f s', $mode, Time::HiRes::time() - $t0));
 my $state_dir = $new->data_dir . '/pg_cosid';
 ok(-f "$state_dir/upgraded", 'the new data directory is marked pg_cosid/upgraded');
-like(slurp_file("$old_state/upgrade.manifest"), qr/\A[^\n]*\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n\z/,
+like(-f "$old_state/upgrade.manifest" ? slurp_file("$old_state/upgrade.manifest") : "(none)", qr/\A[^\n]*\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n\z/,
 	'the old server listed names and ulid.state in pg_cosid/upgrade.manifest');
 
 # ---- started before the state is copied: no lease, nothing time-based
