@@ -111,7 +111,10 @@ file_sum(const char *name, uint64 *size, pg_crc32c *crc)
 /*
  * The old server (binary-upgrade mode, no pg_upgrade_output.d): record in
  * pg_cosid/upgrade.manifest which state files it holds, with their sizes
- * and CRCs, so that the new server can tell a complete copy.
+ * and CRCs, so that the new server can tell a complete copy.  None when it
+ * was made by pg_upgrade itself and its own state was never copied in (it
+ * has the marker): what it holds is not where its ids ended, and the new
+ * server, with no manifest, refuses until a slot record is copied.
  */
 static void
 write_manifest(void)
@@ -119,6 +122,14 @@ write_manifest(void)
 	char		buf[1024];
 	int			len;
 
+	if (access(UPGRADED_FILE, F_OK) == 0)
+	{
+		if (unlink(MANIFEST_FILE) != 0 && errno != ENOENT)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not remove file \"%s\": %m", MANIFEST_FILE)));
+		return;
+	}
 	cosid_ensure_state_dir();
 	len = snprintf(buf, sizeof(buf), "%s\n", MANIFEST_MAGIC);
 	for (int i = 0; i < N_STATE_FILES; i++)

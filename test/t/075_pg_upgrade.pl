@@ -125,6 +125,8 @@ sub upgrade
 	my ($mode, %opt) = @_;
 	my $t0 = Time::HiRes::time();
 	my $new = PostgreSQL::Test::Cluster->new("new_$mode");
+	# an old cluster that pg_upgrade made itself, its state never copied in
+	PostgreSQL::Test::Utils::append_to_file("$old_state/upgraded", '') if $opt{old_marked};
 	my $conf = "shared_preload_libraries = 'cosid'\ncosid.slot = 3";
 	# PostgreSQL 18's initdb turns data checksums on; the old cluster has none
 	$new->init(extra => [ '--no-data-checksums' ]);
@@ -142,10 +144,19 @@ sub upgrade
 	note(sprintf("%s: pg_upgrade took %.1f s", $mode, Time::HiRes::time() - $t0));
 	ok(-f $new->data_dir . '/pg_cosid/upgraded',
 		"$mode: the new data directory is marked pg_cosid/upgraded" . ($opt{preload_after} ? ' (cosid not preloaded)' : ''));
-	ok(!-e "$old_state/upgraded", "$mode: the old one is not");
-	like(-f "$old_state/upgrade.manifest" ? slurp_file("$old_state/upgrade.manifest") : "(none)",
-		qr/\A[^\n]*\n[0-9a-f]{8} \d+ slot\.state\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n/,
-		"$mode: the old server listed slot.state, names and ulid.state in pg_cosid/upgrade.manifest");
+	if ($opt{old_marked})
+	{
+		ok(!-e "$old_state/upgrade.manifest",
+			"$mode: the old server, marked pg_cosid/upgraded itself, wrote no upgrade.manifest (its state is not where its ids ended)");
+		unlink "$old_state/upgraded";
+	}
+	else
+	{
+		ok(!-e "$old_state/upgraded", "$mode: the old one is not marked");
+		like(-f "$old_state/upgrade.manifest" ? slurp_file("$old_state/upgrade.manifest") : "(none)",
+			qr/\A[^\n]*\n[0-9a-f]{8} \d+ slot\.state\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n/,
+			"$mode: the old server listed slot.state, names and ulid.state in pg_cosid/upgrade.manifest");
+	}
 	$new->append_conf('postgresql.conf', $conf) if $opt{preload_after};
 	return $new;
 }
@@ -299,8 +310,10 @@ sub check_mode
 }
 
 # Partial copies are tried in copy mode (with the old server's manifest) and
-# in link mode (without it: the old server was not 1.3 or did not load
-# cosid while pg_upgrade ran): [what, files left out, tampering, why].
+# in link mode (without it: there the old cluster is marked pg_cosid/upgraded
+# as if pg_upgrade had made it and its state had never been copied in, so it
+# lists nothing; so does an old server without cosid 1.3 preloaded):
+# [what, files left out, tampering, why].
 check_mode('copy', partial => [
 	[ 'names not copied', [ 'names' ], undef, 'names is missing' ],
 	[ 'a stale slot.state', [], \&stale_slot_state, "slot.state is not the old data directory's" ] ]);
@@ -310,8 +323,8 @@ SKIP:
 	skip "clone mode: $why", 1 if defined $why;
 	check_mode('clone');
 }
-check_mode('link', preload_after => 1, partial => [
-	[ 'no manifest, slot.state not copied', [ 'upgrade.manifest', 'slot.state' ], undef,
+check_mode('link', preload_after => 1, old_marked => 1, partial => [
+	[ 'no manifest, slot.state not copied', [ 'slot.state' ], undef,
 	  'slot.state is missing, which a manual slot needs' ] ]);
 
 done_testing();
