@@ -105,7 +105,7 @@ _PG_init(void)
 		cosid_upgrade_mark();
 		return;
 	}
-	cosid_upgrade_start();
+	cosid_upgrade_start(!cosid_lease_mode());
 
 	cosid_slot_check_settings();
 

@@ -267,7 +267,7 @@ cosid_worker_main(Datum arg)
 		cosid_window_set_state(COSID_SLOT_UPGRADED);
 		ereport(WARNING,
 				(errmsg("cosid slot worker holds no window: this server was upgraded by pg_upgrade and cosid's state was not copied"),
-				 errdetail("pg_cosid/upgraded is there and pg_cosid holds nothing else: where the old server's ids ended is unknown."),
+				 errdetail("%s Where the old server's ids ended is unknown.", cosid_upgrade_detail()),
 				 errhint("Stop this server, copy the files in pg_cosid of the old data directory into pg_cosid of this one, and start it again (docs/installation.md: Upgrading PostgreSQL).")));
 		while (!ShutdownRequestPending)
 		{

@@ -34,15 +34,9 @@ my $old_bin = "$old_install/bin";
 my ($major) = PostgreSQL::Test::Cluster->new('probe')->pg_version =~ /^(\d+)/;
 plan skip_all => 'pg_upgrade from PostgreSQL 15 is tested on a later version' if $major <= 15;
 plan skip_all => 'libfaketime is not installed' unless faketime_lib();
-plan skip_all => "PostgreSQL 15 is not installed ($old_bin/postgres)" unless -x "$old_bin/postgres";
 {
-	my $lib = `$old_bin/pg_config --pkglibdir`;
-	my $share = `$old_bin/pg_config --sharedir`;
-	chomp($lib, $share);
-	plan skip_all => "cosid is not installed into PostgreSQL 15 ($lib/cosid.so; make test installs it)"
-	  unless -f "$lib/cosid.so";
-	plan skip_all => "cosid 1.3 is not installed into PostgreSQL 15 ($share/extension/cosid--1.3.sql)"
-	  unless -f "$share/extension/cosid--1.3.sql";
+	my $why = pg_upgrade_old_missing($old_install);
+	plan skip_all => $why if defined $why;
 }
 my $new_bin = `pg_config --bindir`;
 chomp $new_bin;
@@ -131,6 +125,8 @@ sub upgrade
 	my ($mode, %opt) = @_;
 	my $t0 = Time::HiRes::time();
 	my $new = PostgreSQL::Test::Cluster->new("new_$mode");
+	# an old cluster that pg_upgrade made itself, its state never copied in
+	PostgreSQL::Test::Utils::append_to_file("$old_state/upgraded", '') if $opt{old_marked};
 	my $conf = "shared_preload_libraries = 'cosid'\ncosid.slot = 3";
 	# PostgreSQL 18's initdb turns data checksums on; the old cluster has none
 	$new->init(extra => [ '--no-data-checksums' ]);
@@ -148,9 +144,53 @@ sub upgrade
 	note(sprintf("%s: pg_upgrade took %.1f s", $mode, Time::HiRes::time() - $t0));
 	ok(-f $new->data_dir . '/pg_cosid/upgraded',
 		"$mode: the new data directory is marked pg_cosid/upgraded" . ($opt{preload_after} ? ' (cosid not preloaded)' : ''));
-	ok(!-e "$old_state/upgraded", "$mode: the old one is not");
+	if ($opt{old_marked})
+	{
+		ok(!-e "$old_state/upgrade.manifest",
+			"$mode: the old server, marked pg_cosid/upgraded itself, wrote no upgrade.manifest (its state is not where its ids ended)");
+		unlink "$old_state/upgraded";
+	}
+	else
+	{
+		ok(!-e "$old_state/upgraded", "$mode: the old one is not marked");
+		like(-f "$old_state/upgrade.manifest" ? slurp_file("$old_state/upgrade.manifest") : "(none)",
+			qr/\A[^\n]*\n[0-9a-f]{8} \d+ slot\.state\n[0-9a-f]{8} \d+ names\n[0-9a-f]{8} \d+ ulid\.state\n/,
+			"$mode: the old server listed slot.state, names and ulid.state in pg_cosid/upgrade.manifest");
+	}
 	$new->append_conf('postgresql.conf', $conf) if $opt{preload_after};
 	return $new;
+}
+
+# The files of a pg_cosid directory, sorted.
+sub state_files
+{
+	my ($dir) = @_;
+	opendir(my $dh, $dir) or die "could not read $dir: $!";
+	my @f = sort grep { !/^\.\.?$/ } readdir $dh;
+	closedir $dh;
+	return @f;
+}
+
+# Copy the old data directory's pg_cosid files into $dir, but those in @$leave.
+sub copy_state
+{
+	my ($dir, $leave) = @_;
+	my %leave = map { $_ => 1 } @{ $leave // [] };
+	for my $f (grep { -f "$old_state/$_" && !$leave{$_} } state_files($old_state))
+	{
+		File::Copy::copy("$old_state/$f", "$dir/$f") or die "copy $f: $!";
+	}
+}
+
+# Rewrite a slot.state with its end a minute earlier: a stale copy of it.
+sub stale_slot_state
+{
+	my ($file) = @_;
+	my $text = slurp_file($file);
+	$text =~ s/^end_ms=(\d+)$/'end_ms=' . ($1 - 60000)/me or die "no end_ms in $file";
+	open(my $fh, '>', $file) or die;
+	print $fh $text;
+	close $fh;
 }
 
 sub check_mode
@@ -184,23 +224,35 @@ sub check_mode
 	like(slurp_file($new->logfile), qr/WARNING:  cosid slot worker holds no window: this server was upgraded by pg_upgrade/,
 		"$mode, not copied: the log says so");
 	$new->stop;
-	opendir(my $dh, $state_dir) or die;
-	is(join(',', sort grep { !/^\.\.?$/ } readdir $dh), 'upgraded', "$mode, not copied: nothing was written to pg_cosid");
-	closedir $dh;
+	is(join(',', state_files($state_dir)), 'upgraded', "$mode, not copied: nothing was written to pg_cosid");
+
+	# ---- a copy that is not complete is refused like none, and nothing is written
+	for my $p (@{ $opt{partial} // [] })
+	{
+		my ($what, $leave, $tamper, $why) = @$p;
+		copy_state($state_dir, $leave);
+		$tamper->("$state_dir/slot.state") if $tamper;
+		my @files = state_files($state_dir);
+		$new->start;
+		is($new->safe_psql('postgres', 'SELECT state FROM cosid_slot()'), 'upgraded',
+			"$mode, $what: cosid_slot() says upgraded");
+		my ($st, $m, $err) = psql_error($new, 'postgres', "SELECT cosid_next('snow')");
+		is("$st|$m", "55000|cosid's state was not carried over by pg_upgrade", "$mode, $what: cosid_next is refused (55000)");
+		like($err // '', qr/DETAIL:  .*the copy here is not complete: \Q$why\E\./, "$mode, $what: ... saying $why");
+		$new->stop;
+		is(join(',', state_files($state_dir)), join(',', @files), "$mode, $what: nothing was written to pg_cosid");
+		unlink map { "$state_dir/$_" } grep { $_ ne 'upgraded' } @files;
+	}
 
 	# ---- the procedure: the old data directory's pg_cosid files copied in
-	opendir($dh, $old_state) or die;
-	for my $f (grep { -f "$old_state/$_" } readdir $dh)
-	{
-		File::Copy::copy("$old_state/$f", "$state_dir/$f") or die "copy $f: $!";
-	}
-	closedir $dh;
+	copy_state($state_dir);
 
 	# started with its clock 5 s behind the old server's last ids
 	my $offset_file = $new->basedir . '/faketime.rc';
 	set_fake_offset($offset_file, sprintf('%.3f', ($last_issue_ms - 5000 - now_ms()) / 1000));
 	start_faked($new, offset_file => $offset_file);
-	ok(!-e "$state_dir/upgraded", "$mode: the marker is gone once the state was taken");
+	ok(!-e "$state_dir/upgraded" && !-e "$state_dir/upgrade.manifest",
+		"$mode: the marker and the manifest are gone once the state was taken");
 	like(slurp_file($new->logfile), qr/cosid takes the record of slot 3 copied from the data directory this server was upgraded from/,
 		"$mode: the log says the copied slot record was taken");
 	is($new->safe_psql('postgres', q{SELECT state, (extract(epoch FROM window_start) * 1000)::bigint >= } . $old_end
@@ -257,13 +309,22 @@ sub check_mode
 	$new->stop;
 }
 
-check_mode('copy');
+# Partial copies are tried in copy mode (with the old server's manifest) and
+# in link mode (without it: there the old cluster is marked pg_cosid/upgraded
+# as if pg_upgrade had made it and its state had never been copied in, so it
+# lists nothing; so does an old server without cosid 1.3 preloaded):
+# [what, files left out, tampering, why].
+check_mode('copy', partial => [
+	[ 'names not copied', [ 'names' ], undef, 'names is missing' ],
+	[ 'a stale slot.state', [], \&stale_slot_state, "slot.state is not the old data directory's" ] ]);
 SKIP:
 {
 	my $why = clone_unsupported(PostgreSQL::Test::Utils::tempdir());
 	skip "clone mode: $why", 1 if defined $why;
 	check_mode('clone');
 }
-check_mode('link', preload_after => 1);
+check_mode('link', preload_after => 1, old_marked => 1, partial => [
+	[ 'no manifest, slot.state not copied', [ 'slot.state' ], undef,
+	  'slot.state is missing, which a manual slot needs' ] ]);
 
 done_testing();

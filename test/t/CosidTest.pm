@@ -622,4 +622,36 @@ sub doc_blocks
 	return %blocks;
 }
 
+# ---- pg_upgrade from PostgreSQL 15 (075, 079)
+
+push @EXPORT, qw(pg_upgrade_old_missing);
+
+# Why pg_upgrade from the PostgreSQL installed at $install (Debian's
+# /usr/lib/postgresql/15) cannot be tested here, or undef: the server or
+# this tree's cosid is not installed there (make test installs cosid into
+# every version of COSID_PG_VERSIONS before the TAP tests of the last;
+# scripts/pg.sh install 15 does it alone).
+sub pg_upgrade_old_missing
+{
+	my ($install) = @_;
+	my $how = 'make test (PG=15 before 18) or scripts/pg.sh install 15 installs it';
+	return "PostgreSQL 15 is not installed ($install/bin/postgres; make deps PG=15 installs it)"
+	  unless -x "$install/bin/postgres";
+	my $lib = `$install/bin/pg_config --pkglibdir`;
+	my $share = `$install/bin/pg_config --sharedir`;
+	chomp($lib, $share);
+	return "cosid is not installed into PostgreSQL 15 ($lib/cosid.so is missing; $how)"
+	  unless -f "$lib/cosid.so";
+	return "cosid 1.3 is not installed into PostgreSQL 15 ($share/extension/cosid--1.3.sql is missing; $how)"
+	  unless -f "$share/extension/cosid--1.3.sql";
+	# the old server's half of the procedure: it lists its files (upgrade.c)
+	open(my $fh, '<:raw', "$lib/cosid.so") or return "could not read $lib/cosid.so: $!";
+	my $so = do { local $/; <$fh> };
+	close($fh);
+	return "the cosid installed into PostgreSQL 15 ($lib/cosid.so) is older than this tree's: it writes no "
+	  . "pg_cosid/upgrade.manifest; $how"
+	  unless index($so, 'cosid upgrade manifest 1') >= 0;
+	return undef;
+}
+
 1;
