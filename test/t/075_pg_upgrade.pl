@@ -19,27 +19,14 @@
 # cluster only after pg_upgrade.
 use strict;
 use warnings;
-use Cwd ();
 use File::Copy ();
-use IPC::Run ();
 use Time::HiRes ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use CosidTest;
 
-my $old_install = '/usr/lib/postgresql/15';
-my $old_bin = "$old_install/bin";
-
-my ($major) = PostgreSQL::Test::Cluster->new('probe')->pg_version =~ /^(\d+)/;
-plan skip_all => 'pg_upgrade from PostgreSQL 15 is tested on a later version' if $major <= 15;
-plan skip_all => 'libfaketime is not installed' unless faketime_lib();
-{
-	my $why = pg_upgrade_old_missing($old_install);
-	plan skip_all => $why if defined $why;
-}
-my $new_bin = `pg_config --bindir`;
-chomp $new_bin;
+my ($old_install, $old_bin, $new_bin) = pg_upgrade_plan();
 
 my $later_epoch = '{"strategy":"snowflake","epoch":1609459200000}';	# 2021: below earlier ids
 
@@ -131,15 +118,7 @@ sub upgrade
 	# PostgreSQL 18's initdb turns data checksums on; the old cluster has none
 	$new->init(extra => [ '--no-data-checksums' ]);
 	$new->append_conf('postgresql.conf', $conf) unless $opt{preload_after};
-	my $cwd = Cwd::getcwd();
-	chdir $new->basedir or die;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = IPC::Run::run(
-		[ 'pg_upgrade', '--no-sync', "--$mode",
-		  '-d', $old->data_dir, '-D', $new->data_dir, '-b', $old_bin, '-B', $new_bin,
-		  '-s', $new->host, '-p', $old->port, '-P', $new->port ],
-		'>', \$stdout, '2>', \$stderr);
-	chdir $cwd;
+	my ($ret, $stdout, $stderr) = run_pg_upgrade($old, $new, $mode, $old_bin, $new_bin);
 	ok($ret, "$mode: pg_upgrade succeeds") or diag("$stdout\n$stderr");
 	note(sprintf("%s: pg_upgrade took %.1f s", $mode, Time::HiRes::time() - $t0));
 	ok(-f $new->data_dir . '/pg_cosid/upgraded',

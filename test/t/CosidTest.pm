@@ -624,7 +624,7 @@ sub doc_blocks
 
 # ---- pg_upgrade from PostgreSQL 15 (075, 079)
 
-push @EXPORT, qw(pg_upgrade_old_missing);
+push @EXPORT, qw(pg_upgrade_old_missing pg_upgrade_plan run_pg_upgrade);
 
 # Why pg_upgrade from the PostgreSQL installed at $install (Debian's
 # /usr/lib/postgresql/15) cannot be tested here, or undef: the server or
@@ -652,6 +652,44 @@ sub pg_upgrade_old_missing
 	  . "pg_cosid/upgrade.manifest; $how"
 	  unless index($so, 'cosid upgrade manifest 1') >= 0;
 	return undef;
+}
+
+
+# The plan of a test of pg_upgrade from PostgreSQL 15 to this version: skips
+# it (the reason said) on 15 itself, without libfaketime, or when
+# pg_upgrade_old_missing says why; else (PostgreSQL 15's install path, its
+# bindir, this version's bindir).
+sub pg_upgrade_plan
+{
+	my $old_install = '/usr/lib/postgresql/15';
+	my ($major) = PostgreSQL::Test::Cluster->new('probe')->pg_version =~ /^(\d+)/;
+	plan skip_all => 'pg_upgrade from PostgreSQL 15 is tested on a later version' if $major <= 15;
+	plan skip_all => 'libfaketime is not installed' unless faketime_lib();
+	my $why = pg_upgrade_old_missing($old_install);
+	plan skip_all => $why if defined $why;
+	my $new_bin = `pg_config --bindir`;
+	chomp $new_bin;
+	return ($old_install, "$old_install/bin", $new_bin);
+}
+
+# pg_upgrade --$mode from the stopped cluster $old (binaries in $old_bin) to
+# the initialised, stopped $new, run in $new's base directory (where it
+# writes its logs): (whether it succeeded, its stdout and stderr).
+sub run_pg_upgrade
+{
+	my ($old, $new, $mode, $old_bin, $new_bin) = @_;
+	require Cwd;
+	require IPC::Run;
+	my $cwd = Cwd::getcwd();
+	chdir $new->basedir or die "could not enter ${\$new->basedir}: $!";
+	my ($stdout, $stderr) = ('', '');
+	my $ret = IPC::Run::run(
+		[ 'pg_upgrade', '--no-sync', "--$mode",
+		  '-d', $old->data_dir, '-D', $new->data_dir, '-b', $old_bin, '-B', $new_bin,
+		  '-s', $new->host, '-p', $old->port, '-P', $new->port ],
+		'>', \$stdout, '2>', \$stderr);
+	chdir $cwd;
+	return ($ret, $stdout, $stderr);
 }
 
 1;
