@@ -40,8 +40,7 @@ my $c = citus_cluster(workers => 2, cosid_on_workers => 0);
 my ($coord, $db) = ($c->{coordinator}, $c->{db});
 # The documentation's Sharding with Citus, as written (in a schema of its own): its
 # blocks define the generator 'order' and make its tables
-# (doc_blocks once the sections live in docs/*.md; readme_blocks before)
-my %readme = (CosidTest->can('doc_blocks') // CosidTest->can('readme_blocks'))->();
+my %readme = doc_blocks();
 $coord->safe_psql($db, "CREATE SCHEMA readme; SET search_path = readme, public;\n"
 	  . $readme{'citus-tables'} . $readme{'citus-inserts'});
 $coord->safe_psql($db, q{SELECT cosid_define('line', '{"strategy": "snowflake", "layout": "SNOWFLAKE_MS"}')});
