@@ -155,6 +155,14 @@ write_record(const SlotRecord *rec)
 	cosid_write_durably(SLOT_FILE, SLOT_TMP, buf, len);
 }
 
+bool
+cosid_manual_record_is_own(void)
+{
+	SlotRecord	rec;
+
+	return read_record(&rec) && rec.datadir == datadir_inode();
+}
+
 void
 cosid_manual_take_upgraded_record(void)
 {

@@ -112,6 +112,13 @@ extern int	cosid_citus_slot_group(void);
  */
 extern void cosid_manual_take_upgraded_record(void);
 
+/*
+ * Whether pg_cosid/slot.state exists and was written in this data directory
+ * (not copied from another one): pg_upgrade's new server, given no manifest
+ * to check a copy against, takes no record of its own for the old one's.
+ */
+extern bool cosid_manual_record_is_own(void);
+
 /* ---------- what the lease source reports (slot_lease.c) ---------- */
 
 extern Size cosid_lease_shmem_size(void);

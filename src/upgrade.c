@@ -15,7 +15,8 @@
  * cosid (preloaded, or by pg_upgrade's LOAD of every library the old
  * cluster's functions use); the data directory that holds pg_upgrade's
  * pg_upgrade_output.d (pg_upgrade 15 and later keeps its work in the new
- * cluster) gets the marker.  The old server, also started in that mode (it
+ * cluster) and runs with fsync off (pg_upgrade starts only the new cluster
+ * so) gets the marker.  The old server, also started in that mode (it
  * loads cosid when it preloads it), has none: it writes the manifest
  * pg_cosid/upgrade.manifest, the size and CRC of each of its state files,
  * which the operator copies with them.  At the next normal start, the
@@ -50,6 +51,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
@@ -153,8 +155,13 @@ cosid_upgrade_mark(void)
 		"(docs/installation.md: Upgrading PostgreSQL).\n";
 	struct stat st;
 
-	/* the old cluster, also started in binary-upgrade mode, has none */
-	if (stat(UPGRADE_OUTPUT_DIR, &st) != 0 || !S_ISDIR(st.st_mode))
+	/*
+	 * The old cluster, also started in binary-upgrade mode, has no
+	 * pg_upgrade_output.d (unless an earlier pg_upgrade --retain left one),
+	 * and runs with fsync on: pg_upgrade starts only the new one with
+	 * fsync=off.
+	 */
+	if (stat(UPGRADE_OUTPUT_DIR, &st) != 0 || !S_ISDIR(st.st_mode) || enableFsync)
 	{
 		write_manifest();
 		return;
@@ -209,6 +216,13 @@ state_complete(bool slot_record)
 		{
 			snprintf(pending_why, sizeof(pending_why),
 					 "slot.state is missing, which a manual slot needs");
+			return false;
+		}
+		/* this cluster's own, from a start before pg_upgrade: not a copy */
+		if (cosid_manual_record_is_own())
+		{
+			snprintf(pending_why, sizeof(pending_why),
+					 "slot.state was written by this data directory, not copied from the old one");
 			return false;
 		}
 		return true;

@@ -19,6 +19,7 @@
 # cluster only after pg_upgrade.
 use strict;
 use warnings;
+use File::Basename ();
 use File::Copy ();
 use Time::HiRes ();
 use PostgreSQL::Test::Cluster;
@@ -172,6 +173,19 @@ sub stale_slot_state
 	close $fh;
 }
 
+# Rewrite a slot.state as the new cluster writes its own (its data
+# directory's inode): a record of a start before pg_upgrade, not a copy.
+sub own_slot_state
+{
+	my ($file) = @_;
+	my $ino = (stat(File::Basename::dirname(File::Basename::dirname($file))))[1];
+	my $text = slurp_file($file);
+	$text =~ s/^datadir_inode=\d+$/datadir_inode=$ino/m or die "no datadir_inode in $file";
+	open(my $fh, '>', $file) or die;
+	print $fh $text;
+	close $fh;
+}
+
 sub check_mode
 {
 	my ($mode, %opt) = @_;
@@ -304,6 +318,8 @@ SKIP:
 }
 check_mode('link', preload_after => 1, old_marked => 1, partial => [
 	[ 'no manifest, slot.state not copied', [ 'slot.state' ], undef,
-	  'slot.state is missing, which a manual slot needs' ] ]);
+	  'slot.state is missing, which a manual slot needs' ],
+	[ "no manifest, the new cluster's own slot.state", [], \&own_slot_state,
+	  'slot.state was written by this data directory, not copied from the old one' ] ]);
 
 done_testing();
