@@ -761,7 +761,11 @@ BEGIN
 		  LEFT JOIN pg_catalog.pg_dist_node n ON n.nodeid = o.nodeid
 		 ORDER BY o.nodeid
 	LOOP
-		IF NOT r.success THEN
+		IF NOT r.success AND strpos(r.result, 'cosid.node_slot() does not exist') > 0 THEN
+			RAISE EXCEPTION 'node % has no cosid 1.3', r.node
+				USING ERRCODE = '55000', DETAIL = r.result,
+					  HINT = 'Create or update the extension cosid there (ALTER EXTENSION cosid UPDATE), as on the coordinator.';
+		ELSIF NOT r.success THEN
 			RAISE EXCEPTION 'could not read the cosid slot of node %', r.node
 				USING ERRCODE = '08000', DETAIL = r.result;
 		END IF;

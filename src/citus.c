@@ -95,7 +95,9 @@ cosid_citus_refuse_on_worker(const char *what, const char *name)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot change generator \"%s\" on a Citus worker", name),
+			 name != NULL ?
+			 errmsg("cannot change generator \"%s\" on a Citus worker", name) :
+			 errmsg("cannot make this database's generators reach the Citus cluster from a worker"),
 			 errdetail("The generators of a Citus cluster are the coordinator's: it makes every change reach every node."),
 			 errhint("Call %s() on the coordinator.", what)));
 }
@@ -335,7 +337,7 @@ cosid_citus_sync(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("Citus is not installed in this database"),
 				 errhint("CREATE EXTENSION citus and add the workers first.")));
-	cosid_citus_refuse_on_worker("cosid_citus_sync", "*");
+	cosid_citus_refuse_on_worker("cosid_citus_sync", NULL);
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -24,7 +24,10 @@ typedef enum CosidCitusRole
 /* What this database is in a Citus cluster (in a transaction). */
 extern CosidCitusRole cosid_citus_role(void);
 
-/* 0A000 on a Citus worker: what (cosid_define, ...) belongs on the coordinator. */
+/*
+ * 0A000 on a Citus worker: what (cosid_define, ...) belongs on the
+ * coordinator; name: the generator it would change, NULL for all of them.
+ */
 extern void cosid_citus_refuse_on_worker(const char *what, const char *name);
 
 /*

@@ -6,8 +6,10 @@
  * id of its own: the coordinator's is 0, a worker's is taken from the
  * sequence pg_dist_groupid_seq by citus_add_node (GetNextGroupId in Citus's
  * metadata/node_metadata.c, which also refuses a second primary in a
- * group), so a removed node's group id is never given again, and
- * citus_update_node keeps it.  The window's end is kept as the manual
+ * group), so a group id from that sequence is never given again; only the
+ * operator gives one to another server (citus_update_node keeps it for the
+ * replacing server; citus_add_node takes an explicit groupid), and must stop
+ * its old holder first (docs/citus.md).  The window's end is kept as the manual
  * slot's (pg_cosid/slot.state and the WAL, slot_manual.c), so a restart
  * does not issue again, a copy of a server is caught, and a promoted
  * standby continues its primary's window.
