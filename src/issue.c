@@ -37,13 +37,6 @@ PG_FUNCTION_INFO_V1(cosid_next_many);
 /* How long a backend waits for a window the worker has not opened or renewed. */
 #define WINDOW_GRACE_MS 2000
 
-/* The slot this server is configured with: a manual one, or its Citus group id. */
-static int
-configured_slot(void)
-{
-	return cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
-}
-
 /* What the slot worker last failed at with the lease store ("" if nothing). */
 static void
 lease_last_error(char *buf, size_t len)
@@ -154,11 +147,11 @@ report_stop(CosidGenCache *c, CosidNextResult r, int64 behind_ms)
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("this server's %s slot %d was recorded by another data directory: it issues no ids until it is confirmed",
-									cosid_citus_slot_mode() ? "Citus" : "manual", configured_slot()),
+									cosid_citus_slot_mode() ? "Citus" : "manual", cosid_configured_slot()),
 							 errdetail("The server was started from a copy (a base backup, a point-in-time recovery or a file copy) of a server that uses slot %d; both would issue the same ids.",
-									   configured_slot()),
+									   cosid_configured_slot()),
 							 errhint("If the server it was copied from no longer uses slot %d, a superuser runs SELECT cosid_slot_confirm(); otherwise give this server a slot of its own (cosid.slot) and restart it.",
-									 configured_slot())));
+									 cosid_configured_slot())));
 					break;
 				case COSID_SLOT_UPGRADED:
 					cosid_upgrade_error();

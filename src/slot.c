@@ -167,6 +167,12 @@ cosid_manual_slot(void)
 	return (int) strtol(cosid_slot_setting, NULL, 10);
 }
 
+int
+cosid_configured_slot(void)
+{
+	return cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
+}
+
 bool
 cosid_lease_mode(void)
 {
@@ -320,7 +326,7 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 	/* after pg_upgrade, no confirmation stands in for the old state */
 	if (cosid_window_state() == COSID_SLOT_UPGRADED)
 		cosid_upgrade_error();
-	slot = cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
+	slot = cosid_configured_slot();
 	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
 	{
 		ereport(NOTICE,

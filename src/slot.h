@@ -44,6 +44,11 @@ extern void cosid_slot_check_settings(void);
 
 /* cosid.slot = N: N (manual mode only). */
 extern int	cosid_manual_slot(void);
+/*
+ * The slot a copied server must confirm (cosid_slot_confirm): the manual
+ * one, or the Citus group id last read (cosid.slot = 'citus').
+ */
+extern int	cosid_configured_slot(void);
 extern bool cosid_lease_mode(void);
 /* cosid.slot = 'citus': the slot is the node's Citus group id (slot_citus.c). */
 extern bool cosid_citus_slot_mode(void);
