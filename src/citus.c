@@ -191,50 +191,31 @@ warn_local_functions(const char *name)
 static void
 mirror_one(const char *name)
 {
-	Oid			argtypes[13] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID, INT4OID,
-	INT4OID, INT4OID, INT8OID, TEXTOID, INT8OID, TEXTOID, BOOLOID};
-	Datum		values[13];
-	char		nulls[13];
-	HeapTuple	row;
-	TupleDesc	desc;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
 	bool		isnull;
-	bool		coordinator_only;
 
-	values[0] = CStringGetTextDatum(name);
 	if (cosid_catalog_exec("DELETE FROM cosid.citus_generator WHERE name OPERATOR(pg_catalog.=) $1",
 						   1, argtypes, values, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not write cosid.citus_generator");
-	if (cosid_catalog_exec("SELECT strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
+	if (cosid_catalog_exec("INSERT INTO cosid.citus_generator (name, strategy, config, epoch_ms, "
+						   "unit_ms, time_bits, node_bits, seq_bits, seq_reset_threshold, owner, "
+						   "identity, counter_database, coordinator_only) "
+						   "SELECT name, strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
 						   "seq_reset_threshold, pg_catalog.pg_get_userbyid(owner::pg_catalog.oid)::pg_catalog.text, "
 						   "identity, counter_database, sequence IS NOT NULL "
-						   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, false) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
+						   "FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1 "
+						   "RETURNING coordinator_only",
+						   1, argtypes, values, NULL, false) != SPI_OK_INSERT_RETURNING)
+		elog(ERROR, "could not write cosid.citus_generator");
 	if (SPI_processed == 0)
 		return;
-	row = SPI_copytuple(SPI_tuptable->vals[0]);
-	desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
-	coordinator_only = DatumGetBool(SPI_getbinval(row, desc, 12, &isnull));
-	if (coordinator_only)
+	if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 		ereport(NOTICE,
 				(errmsg("segment generator \"%s\" issues on the coordinator only", name),
 				 errdetail("Its numbers come from a sequence of this server, which the workers do not share: "
 						   "they encode and decode with it, and refuse to issue its numbers."),
 				 errhint("Give it \"distributor\": \"lease-store\", or use a time-based generator, to issue on every node.")));
-	for (int i = 0; i < 11; i++)
-	{
-		values[i + 1] = SPI_getbinval(row, desc, i + 1, &isnull);
-		nulls[i + 1] = isnull ? 'n' : ' ';
-	}
-	nulls[0] = ' ';
-	values[12] = BoolGetDatum(coordinator_only);
-	nulls[12] = ' ';
-	if (cosid_catalog_exec("INSERT INTO cosid.citus_generator (name, strategy, config, epoch_ms, "
-						   "unit_ms, time_bits, node_bits, seq_bits, seq_reset_threshold, owner, "
-						   "identity, counter_database, coordinator_only) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-						   13, argtypes, values, nulls, false) != SPI_OK_INSERT)
-		elog(ERROR, "could not write cosid.citus_generator");
 	warn_local_functions(name);
 }
 
