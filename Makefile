@@ -146,7 +146,7 @@ unit: $(UNIT_TESTS)
 fuzz: $(FUZZERS)
 
 run:
-	bash scripts/deps.sh --default
+	bash scripts/deps.sh --run
 	bash scripts/pg.sh install --default
 	bash scripts/run.sh start
 

@@ -36,4 +36,4 @@ SELECT cosid_decode('order', 'O261027Z') AS decoded;
 
 \echo '-- this server''s slot and the generators'' counters'
 SELECT mode, slot, state, window_end > now() AS window_ahead FROM cosid_slot();
-SELECT name, strategy, issued, segment_fetches FROM cosid_stats;
+SELECT name, strategy, issued, segment_fetches FROM cosid.generator_stats;

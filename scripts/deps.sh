@@ -3,8 +3,13 @@
 # what is missing, then the PostgreSQL versions that bookworm does not ship
 # (scripts/pg.sh builds them once into /var/cache/cosid).
 #
-#   scripts/deps.sh             for $PG, else every one of COSID_PG_VERSIONS
-#   scripts/deps.sh --default   for the first of those only (make run, bench)
+#   scripts/deps.sh             every suite's needs (make test), for $PG, else
+#                               every one of COSID_PG_VERSIONS
+#   scripts/deps.sh --run       only what building and running cosid needs,
+#                               for the first of those (make run): make, gcc,
+#                               the server and its headers; a version bookworm
+#                               lacks adds what building it from source needs
+#   scripts/deps.sh --default   everything, for the first version (make bench)
 #
 # Needs root (CI runs as root); as another user it names what to install and
 # fails.
@@ -12,17 +17,21 @@ set -euo pipefail
 COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" = --default ]; then
+lean=0
+if [ "${1:-}" = --default ] || [ "${1:-}" = --run ]; then
+	[ "$1" = --default ] || lean=1
 	versions=("$(pg_default_version)") || exit 2
 else
 	mapfile -t versions < <(pg_versions)
 	[ ${#versions[@]} -gt 0 ] || exit 2
 fi
 
+# build and run (bookworm's PostgreSQL)
+run_packages=(make gcc postgresql-"$COSID_PG_DEBIAN" postgresql-server-dev-"$COSID_PG_DEBIAN"
+	postgresql-client-"$COSID_PG_DEBIAN")
 packages=(
-	# build and run (bookworm's PostgreSQL; its pgTAP also serves the others)
-	make gcc postgresql-"$COSID_PG_DEBIAN" postgresql-server-dev-"$COSID_PG_DEBIAN"
-	postgresql-client-"$COSID_PG_DEBIAN"
+	"${run_packages[@]}"
+	# (bookworm's pgTAP also serves the other versions)
 	# C unit tests and fuzzing
 	libcmocka-dev clang libclang-rt-14-dev
 	# TAP (PostgreSQL::Test::Cluster), a faked clock, pgTAP
@@ -45,6 +54,8 @@ packages=(
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	packages+=(nodejs npm)
 fi
+[ "$lean" -eq 0 ] || packages=("${run_packages[@]}")
+# (make run PG=18 builds that server: it adds what building from source needs)
 for v in "${versions[@]}"; do
 	if [ "$v" != "$COSID_PG_DEBIAN" ]; then
 		# to build PostgreSQL from source (scripts/pg.sh)
@@ -71,6 +82,10 @@ else
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+if [ "$lean" -eq 1 ]; then
+	bash "$REPO/scripts/pg.sh" server-only "${versions[@]}"
+	exit 0
+fi
 bash "$REPO/scripts/pg.sh" server "${versions[@]}"
 # the npm packages of the client tests (pg, ulid, knex, typeorm, sequelize,
 # drizzle-orm, drizzle-kit, pg-promise), once per package-lock.json

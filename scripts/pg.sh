@@ -314,11 +314,15 @@ server)
 		citus "$v"
 	done
 	;;
+server-only)
+	# make run: the server alone, without the test suites' pglogical and Citus
+	for v in "${versions[@]}"; do server "$v"; done
+	;;
 install)
 	for v in "${versions[@]}"; do cosid_install "$v"; done
 	;;
 *)
-	echo "usage: $0 server|install [VERSION ...]" >&2
+	echo "usage: $0 server|server-only|install [VERSION ...]" >&2
 	exit 2
 	;;
 esac
