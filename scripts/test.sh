@@ -184,7 +184,7 @@ suite_tap() {
 }
 
 suite_pgtap() {
-	local data=$VW/pgtap/data port=54340 rc
+	local data=$VW/pgtap/data port=${COSID_PGTAP_PORT:-54340} rc
 	mkdir -p "$VW/pgtap"
 	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$VW/pgtap"
 	if ! cluster_start "$data" "$port"; then
@@ -213,7 +213,7 @@ suite_pgtap() {
 # and Rust programs are built once per source into $COSID_CACHE/go-clients and
 # rust-clients.
 suite_clients() {
-	local data=$VW/clients/data port=54341 modules=$COSID_CACHE/node-clients rc
+	local data=$VW/clients/data port=${COSID_CLIENTS_PORT:-54341} modules=$COSID_CACHE/node-clients rc
 	mkdir -p "$VW/clients"
 	[ "$(id -u)" -ne 0 ] || chown postgres:postgres "$VW/clients"
 	if ! bash "$VW/test/clients/node/install.sh" "$modules" >"$VW/clients/npm.log" 2>&1; then
