@@ -47,7 +47,13 @@ is($state, '42501', 'an ordinary role may not confirm (42501)');
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM (SELECT cosid_next('g')) x}), '1',
 	'the original goes on issuing');
 
-# the original leaves slot 1 (stopped for good): the operator confirms
+# the original leaves slot 1 (stopped for good): the operator confirms.
+# What the original issued after the backup is what a clone issuing from the
+# same slot could repeat: those ids are kept to compare the clone's with.
+my %copy = map { $_ => 1 } split /\n/, $clone->safe_psql('postgres', q{SELECT id FROM t});
+my @after_backup = grep { !$copy{$_} }
+  split /\n/, $primary->safe_psql('postgres', q{SELECT id FROM t});
+is(scalar(@after_backup), 5000, 'the original issued 5,000 ids into t after the backup');
 my ($omax) = $primary->safe_psql('postgres', q{SELECT max(id) FROM t});
 $primary->stop;
 is($clone->safe_psql('postgres', q{SELECT cosid_slot_confirm()}), 't',
@@ -60,6 +66,12 @@ my $cmax = $clone->safe_psql('postgres', q{SELECT max(id) FROM t WHERE who = 'or
 is($clone->safe_psql('postgres', qq{
 	SELECT count(*) FILTER (WHERE who = 'clone'), min(id) FILTER (WHERE who = 'clone') > $cmax FROM t}),
 	'5000|t', 'the clone issues above every id of its copy');
+my @clone_ids = split /\n/, $clone->safe_psql('postgres', q{SELECT id FROM t WHERE who = 'clone'});
+my %after = map { $_ => 1 } @after_backup;
+is(scalar(grep { $after{$_} } @clone_ids), 0,
+	'... none of its 5,000 ids is one the original issued after the backup');
+is($clone->safe_psql('postgres', qq{SELECT min(id) > $omax FROM t WHERE who = 'clone'}), 't',
+	'... and all are above every id the original issued, the 5,000 after the backup included');
 $clone->restart;
 is($clone->safe_psql('postgres', q{SELECT count(*) FROM (SELECT cosid_next('g')) x}), '1',
 	'after a restart the clone issues at once: the slot is its own now');
