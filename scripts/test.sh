@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # make test: every suite on every PostgreSQL version, then one line
-# "N passed, N failed" (and before it the failing suites, e.g. pg18/tap).
+# "N passed, N failed, N skipped" (and before it the failing suites, e.g.
+# pg18/tap).  A suite that ran no test fails; so does a skip that
+# test/expected-skips does not list (suite, file, and a part of the reason,
+# for example a tool that did not install or Citus that did not build).
 #
 #   scripts/test.sh [suite ...]     suites: architecture unit fuzz docs regress isolation tap
-#                                   pgtap clients package
+#                                   pgtap clients run package
 #
 # architecture, unit, fuzz and docs do not depend on PostgreSQL and run once; the others run on
 # each version of $PG (make test PG=18), else of COSID_PG_VERSIONS
@@ -20,14 +23,19 @@ COSID_LIB_NO_DEFAULT=1
 . "$(dirname "$0")/lib.sh"
 
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(architecture unit fuzz docs regress isolation tap pgtap clients package)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(architecture unit fuzz docs regress isolation tap pgtap clients run package)
 FUZZ_SECONDS=${COSID_FUZZ_SECONDS:-20}
 mapfile -t VERSIONS < <(pg_versions)
 [ ${#VERSIONS[@]} -gt 0 ] || exit 2
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 FAILED_SUITES=()
+EXPECTED_SKIPS=$REPO/test/expected-skips
+# the Citus tarball that scripts/pg.sh builds Citus from (the Citus tests may
+# skip only when there is none)
+VENDOR=${COSID_VENDOR:-$REPO/../shared/vendor}
 
 WORK=$(pg_workdir test)
 cd "$WORK" || exit 1
@@ -44,16 +52,90 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# record SUITE PASSED FAILED (SUITE gets the version's prefix, pg18/tap, in
-# the suites that run per version)
+# record SUITE PASSED FAILED [SKIPPED] (SUITE gets the version's prefix,
+# pg18/tap, in the suites that run per version).  A suite that passed and
+# failed nothing ran no test: that is a failure.
 record() {
-	local name=${PREFIX}$1
-	echo "== $name: $2 passed, $3 failed"
-	PASSED=$((PASSED + $2))
-	FAILED=$((FAILED + $3))
-	[ "$3" -eq 0 ] || FAILED_SUITES+=("$name")
+	local name=${PREFIX}$1 passed=$2 failed=$3 skipped=${4:-0}
+	if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
+		echo "test: $name ran no test ($skipped skipped): counted as a failure"
+		failed=1
+	fi
+	echo "== $name: $passed passed, $failed failed, $skipped skipped"
+	PASSED=$((PASSED + passed))
+	FAILED=$((FAILED + failed))
+	SKIPPED=$((SKIPPED + skipped))
+	[ "$failed" -eq 0 ] || FAILED_SUITES+=("$name")
 }
 PREFIX=
+
+# skip_condition COND: whether a conditional line of test/expected-skips holds.
+skip_condition() {
+	case "$1" in
+	no-citus-vendor) ! ls "$VENDOR"/citus-*.tar.gz >/dev/null 2>&1 ;;
+	root) [ "$(id -u)" -eq 0 ] ;;
+	not-root) [ "$(id -u)" -ne 0 ] ;;
+	*)
+		echo "test: test/expected-skips: unknown condition '$1'" >&2
+		return 1
+		;;
+	esac
+}
+
+# skip_expected SUITE FILE REASON: whether test/expected-skips lists it.  A
+# line is "SUITE FILE [if=CONDITION] REASON": the skip's suite and file name
+# (as test.sh names them), and a part of the reason it gives.
+skip_expected() {
+	local suite=$1 file=$2 reason=$3 s f rest cond
+	while read -r s f rest; do
+		case "$s" in '' | '#'*) continue ;; esac
+		[ "$s" = "$suite" ] && [ "$f" = "$file" ] || continue
+		cond=
+		if [[ "$rest" == if=* ]]; then
+			cond=${rest%% *}
+			cond=${cond#if=}
+			rest=${rest#* }
+			rest=${rest#"${rest%%[![:space:]]*}"}
+		fi
+		[[ "$reason" == *"$rest"* ]] || continue
+		[ -z "$cond" ] || skip_condition "$cond" || continue
+		return 0
+	done <"$EXPECTED_SKIPS"
+	return 1
+}
+
+# tap_skips LOG: the skips of a TAP::Harness run in verbose mode (prove -v,
+# pg_prove -v), one "FILE<TAB>REASON" a line: a whole file skipped
+# ("FILE .. skipped: REASON") or a test of it ("ok N # skip REASON").
+tap_skips() {
+	awk '
+		match($0, /^[^ ]+ \.+ /) { f = substr($0, 1, RLENGTH); sub(/ \.+ $/, "", f); n = split(f, p, "/"); file = p[n] }
+		/^[^ ]+ \.+ skipped: / { r = $0; sub(/^[^ ]+ \.+ skipped: /, "", r); print file "\t" r; next }
+		/^ok [0-9]+( - [^#]*)? # (skip|SKIP)/ { r = $0; sub(/^ok [0-9]+( - [^#]*)? # (skip|SKIP) ?/, "", r); print file "\t" r }
+	' "$1"
+}
+
+# check_skips SUITE LOG: the number of skips in LOG (tap_skips); each one that
+# test/expected-skips does not list is named and counted a failure
+# (UNEXPECTED_SKIPS).
+UNEXPECTED_SKIPS=0
+check_skips() {
+	local suite=${PREFIX}$1 log=$2 file reason n=0
+	UNEXPECTED_SKIPS=0
+	while IFS=$'\t' read -r file reason; do
+		n=$((n + 1))
+		if ! skip_expected "$suite" "$file" "$reason"; then
+			echo "test: $suite: $file skipped, which test/expected-skips does not expect: $reason"
+			UNEXPECTED_SKIPS=$((UNEXPECTED_SKIPS + 1))
+		fi
+	done < <(tap_skips "$log")
+	SKIPS=$n
+}
+
+# show_tap LOG: a verbose TAP::Harness log without its passing test lines
+show_tap() {
+	grep -vE '^ok [0-9]+( - |$)' "$1"
+}
 
 # Counts from pg_regress output: "test x ... ok" and "... FAILED" lines up to
 # PostgreSQL 15, TAP-like "ok 1 - x" and "not ok 1 - x" from 16 on.
@@ -65,14 +147,19 @@ count_regress() {
 	record "$suite" "$ok" "$bad"
 }
 
-# Counts from a TAP::Harness summary (prove, pg_prove).
+# Counts from a verbose TAP::Harness run (prove -v, pg_prove -v): its
+# summary's tests less the failed and skipped ones; a whole file skipped
+# counts one skip; an unexpected skip counts a failure too.
 count_tap() {
-	local log=$1 rc=$2 suite=$3 total bad
+	local log=$1 rc=$2 suite=$3 total bad in_file passed
 	total=$(sed -nE 's/^Files=[0-9]+, Tests=([0-9]+),.*/\1/p' "$log" | tail -n1)
 	total=${total:-0}
 	bad=$(grep -oE 'Failed: [0-9]+\)' "$log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
 	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
-	record "$suite" $((total - bad < 0 ? 0 : total - bad)) "$bad"
+	check_skips "$suite" "$log"
+	in_file=$(grep -cE '^ok [0-9]+( - [^#]*)? # (skip|SKIP)' "$log")
+	passed=$((total - bad - in_file))
+	record "$suite" $((passed < 0 ? 0 : passed)) $((bad + UNEXPECTED_SKIPS)) "$SKIPS"
 }
 
 # ARCHITECTURE.md's module graph against the #include lines of src/: one
@@ -170,10 +257,10 @@ suite_tap() {
 	# TESTDIR for PostgreSQL 15/16, TESTDATADIR and TESTLOGDIR for 17 and later
 	as_pg env TESTDIR="$VW/tap" TESTDATADIR="$VW/tap/tmp_check" TESTLOGDIR="$VW/tap/tmp_check/log" \
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" COSID_SRC="$VW" \
-		prove --failures -I "$PGXS_DIR/src/test/perl" -I "$VW/test/t" "$VW"/test/t/${COSID_TAP:-}*.pl \
+		prove -v -I "$PGXS_DIR/src/test/perl" -I "$VW/test/t" "$VW"/test/t/${COSID_TAP:-}*.pl \
 		>"$VW/tap.log" 2>&1
 	rc=$?
-	cat "$VW/tap.log"
+	show_tap "$VW/tap.log"
 	if [ $rc -ne 0 ]; then
 		for f in "$VW"/tap/tmp_check/log/*; do
 			echo "---- $f (last 30 lines)"
@@ -194,10 +281,10 @@ suite_pgtap() {
 	fi
 	cluster_psql "$data" "$port" -d postgres -c "CREATE DATABASE cosid_pgtap"
 	cluster_psql "$data" "$port" -d cosid_pgtap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION cosid"
-	as_pg pg_prove --failures -h "$data" -p "$port" -U "$PG_USER" -d cosid_pgtap \
+	as_pg pg_prove -v -h "$data" -p "$port" -U "$PG_USER" -d cosid_pgtap \
 		"$VW"/test/pgtap/*.sql >"$VW/pgtap.log" 2>&1
 	rc=$?
-	cat "$VW/pgtap.log"
+	show_tap "$VW/pgtap.log"
 	cluster_stop "$data"
 	count_tap "$VW/pgtap.log" $rc pgtap
 }
@@ -232,12 +319,74 @@ suite_clients() {
 		return
 	fi
 	env PGHOST=127.0.0.1 PGPORT="$port" PGUSER="$PG_USER" NODE_PATH="$modules/node_modules" \
-		COSID_CACHE="$COSID_CACHE" COSID_DOCS="$VW/docs" timeout 300 prove --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
+		COSID_CACHE="$COSID_CACHE" COSID_DOCS="$VW/docs" timeout 300 prove -v --exec '' "$VW"/test/clients/*/*_test.* >"$VW/clients.log" 2>&1
 	rc=$?
-	cat "$VW/clients.log"
+	show_tap "$VW/clients.log"
 	[ $rc -eq 0 ] || tail -n 30 "$data/server.log"
 	cluster_stop "$data"
 	count_tap "$VW/clients.log" $rc clients
+}
+
+# make run and make stop, as the README gives them to a new user, from a
+# clean clone of this repository (its committed HEAD) on a port and in a
+# directory of their own: each check below is one test.  make run installs
+# what is missing (apt), so it needs root, as the README says.
+# check NAME TEST: one test of suite_run (TEST is evaluated)
+check() {
+	if eval "$2"; then
+		ok=$((ok + 1))
+		echo "ok - $1"
+	else
+		bad=$((bad + 1))
+		echo "not ok - $1"
+	fi
+}
+
+suite_run() {
+	local dir clone log=$WORK/run.log ok=0 bad=0 port=${COSID_RUN_TEST_PORT:-54338} data rc
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "run .. skipped: make run installs packages (apt): it needs root" >"$log"
+		cat "$log"
+		check_skips run "$log"
+		record run 0 "$UNEXPECTED_SKIPS" "$SKIPS"
+		return
+	fi
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/cosid-run-test.XXXXXX")
+	chmod 755 "$dir"
+	clone=$dir/cosid
+	data=$dir/data
+	git clone -q "$REPO" "$clone"
+	(cd "$clone" && COSID_PORT=$port COSID_RUN_DIR=$data make run) >"$log" 2>&1
+	rc=$?
+	check 'make run exits 0' '[ $rc -eq 0 ]'
+	cat "$log"
+	check 'make run ends by saying how to connect and stop' \
+		'tail -n 3 "$log" | grep -q "^Connect:  .*-p $port -U .* -d cosid$" && tail -n 1 "$log" | grep -q "^Stop:     make stop$"'
+	check 'the demo shows a ULID and its time' \
+		'grep -qE "^ [0-9A-HJKMNP-TV-Z]{26} \| [0-9]{4}-[0-9]{2}-[0-9]{2} " "$log"'
+	check 'gen_ulid_monotonic() gives 5 ULIDs, each above the one before' \
+		'grep -E "^ +[1-5] \| [0-9A-HJKMNP-TV-Z]{26}$" "$log" | awk "{print \$3}" | LC_ALL=C sort -C -u &&
+		 [ "$(grep -cE "^ +[1-5] \| [0-9A-HJKMNP-TV-Z]{26}$" "$log")" -eq 5 ]'
+	check 'the snowflake id unpacks to this server'"'"'s slot 0' \
+		'grep -qE "^ [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+[+-][0-9]{2}(:[0-9]{2})? \| +0 \| +[0-9]+$" "$log"'
+	check 'the segment generator numbers the orders 1, 2, 3 with their codes' \
+		'[ "$(grep -cE "^ +[123] \| O[0-9]{6}[123]$" "$log")" -eq 3 ]'
+	check 'the manual slot is active with its window ahead' \
+		'grep -qE "^ manual \| +0 \| active \| t$" "$log"'
+	check 'the stats rows: 3 ids of trace (snowflake), 3 of order (segment)' \
+		'grep -qE "^ trace \| snowflake \| +3 \| +0$" "$log" && grep -qE "^ order \| segment +\| +3 \| +[0-9]+$" "$log"'
+	(cd "$clone" && COSID_PORT=$port COSID_RUN_DIR=$data make stop) >"$log.stop" 2>&1
+	rc=$?
+	check 'make stop exits 0' '[ $rc -eq 0 ]'
+	cat "$log.stop"
+	check 'make stop says the server stopped' 'grep -q "^run: server in $data stopped$" "$log.stop"'
+	check 'the server is gone (no postmaster.pid, nothing on the port)' \
+		'[ ! -f "$data/postmaster.pid" ] && ! pg_isready -q -h "$data" -p "$port"'
+	(cd "$clone" && COSID_PORT=$port COSID_RUN_DIR=$data make stop) >"$log.stop2" 2>&1
+	rc=$?
+	check 'make stop again: nothing to stop, exits 0' '[ $rc -eq 0 ] && grep -q "^run: no server running in $data$" "$log.stop2"'
+	[ "$bad" -gt 0 ] || rm -rf "$dir"
+	record run "$ok" "$bad"
 }
 
 # The Debian package (postgresql-15-cosid): built, installed and checked
@@ -247,7 +396,10 @@ suite_clients() {
 suite_package() {
 	local log=$WORK/package.log rc ok bad
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "test: package: skipped, it needs root (apt-get, dpkg-buildpackage)"
+		echo "package .. skipped: it needs root (apt-get, dpkg-buildpackage)" >"$log"
+		cat "$log"
+		check_skips package "$log"
+		record package 0 "$UNEXPECTED_SKIPS" "$SKIPS"
 		return
 	fi
 	bash "$REPO/test/package/run.sh" >"$log" 2>&1
@@ -270,9 +422,9 @@ for s in "${SUITES[@]}"; do
 	case "$s" in
 	architecture | unit | fuzz | docs) once+=("$s") ;;
 	regress | isolation | tap | pgtap | clients) per_version+=("$s") ;;
-	package) last+=("$s") ;;
+	run | package) last+=("$s") ;;
 	*)
-		echo "test: no suite '$s' (suites: architecture unit fuzz docs regress isolation tap pgtap clients package)" >&2
+		echo "test: no suite '$s' (suites: architecture unit fuzz docs regress isolation tap pgtap clients run package)" >&2
 		exit 2
 		;;
 	esac
@@ -318,5 +470,5 @@ for s in "${last[@]}"; do
 done
 
 [ ${#FAILED_SUITES[@]} -eq 0 ] || echo "failing suites: ${FAILED_SUITES[*]}"
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
