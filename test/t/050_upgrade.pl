@@ -1,14 +1,16 @@
 # Every release over the ones before it: ALTER EXTENSION cosid UPDATE of a
 # database made with an earlier release gives exactly the objects a fresh
 # CREATE EXTENSION cosid gives (members, definitions, privileges, comments,
-# configuration tables), whichever way it goes: 1.0 -> 1.1 -> latest one
-# release at a time (and at 1.1 the objects of a fresh 1.1), 1.0 -> latest in
-# one command, 1.1 -> latest, 1.2 -> latest.  Every generator keeps its definition, its state and
-# its text: time-based ids continue above those issued before, segment
-# numbers continue without overlap, codecs give the same text.  ulid columns
-# and their indexes made under 1.1 serve uuid values after the update to 1.2.
-# pg_dump of the upgraded database restored into a new database gives the
-# same objects again.
+# configuration tables), whichever way it goes: 1.0 -> 1.1 -> 1.2 -> 1.3 ->
+# ... -> latest one release at a time (and at each release before the latest
+# the objects of a fresh install of it), 1.0 -> latest in one command, 1.1 ->
+# latest, 1.2 -> latest, 1.3 -> latest.  Every generator keeps its
+# definition, its state and its text: time-based ids continue above those
+# issued before, segment numbers continue without overlap, codecs give the
+# same text.  ulid columns and their indexes made under 1.1 serve uuid values
+# after the update to 1.2.  pg_dump of the database updated from 1.0, and of
+# the one updated from 1.3, restored into a new database gives the same
+# objects again, and their generators continue.
 #
 # The comparison is a sorted text dump of the extension's objects per
 # database (extension_objects below); equal dumps are an empty diff.  It is
@@ -428,10 +430,30 @@ is($node->safe_psql('fresh11', $extversion_q), '1.1', 'fresh11: cosid 1.1 instal
 is(dump_diff(extension_objects('fresh11'), 'fresh11', extension_objects('upgraded'), 'upgraded to 1.1'), '',
 	'upgraded to 1.1 and a fresh 1.1 have the same extension objects (the diff is empty)');
 
-# ... then on to the default version
-$node->safe_psql('upgraded', 'ALTER EXTENSION cosid UPDATE');
-is($node->safe_psql('upgraded', $extversion_q), $default_version,
-	"upgraded: ALTER EXTENSION cosid UPDATE goes on to $default_version");
+# ... then on, one release at a time, to the default version: at each
+# release before it, the objects of a fresh install of that release
+# (databases "fresh12", "fresh13", ...; the default version is compared
+# with database "fresh" below)
+my @releases = sort { my @x = split /\./, $a; my @y = split /\./, $b; $x[0] <=> $y[0] || $x[1] <=> $y[1] }
+  split /\n/, $node->safe_psql('postgres',
+	"SELECT version FROM pg_available_extension_versions WHERE name = 'cosid'");
+is($releases[-1], $default_version, "the last release is the default version ($default_version)");
+my @chain = grep { my ($maj, $min) = split /\./; $maj > 1 || $min > 1 } @releases;
+ok(scalar(@chain) >= 3 && $chain[0] eq '1.2',
+	'the chain goes on from 1.1 through every later release (' . join(' -> ', @chain) . ')');
+for my $v (@chain)
+{
+	my ($ret, $out, $err) = $node->psql('upgraded', "ALTER EXTENSION cosid UPDATE TO '$v'");
+	is($ret, 0, "upgraded: ALTER EXTENSION cosid UPDATE TO '$v'") or diag($err);
+	is($node->safe_psql('upgraded', $extversion_q), $v, "upgraded: at $v");
+	next if $v eq $default_version;
+	(my $fresh_db = "fresh$v") =~ s/\.//;
+	$node->safe_psql('postgres', "CREATE DATABASE $fresh_db");
+	$node->safe_psql($fresh_db, "CREATE EXTENSION cosid VERSION '$v'");
+	is(dump_diff(extension_objects($fresh_db), $fresh_db, extension_objects('upgraded'), "upgraded to $v"), '',
+		"upgraded to $v and a fresh $v have the same extension objects (the diff is empty)");
+}
+is($chain[-1], $default_version, "upgraded: the chain reaches $default_version");
 
 # ---- database "fresh": CREATE EXTENSION cosid
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
@@ -463,7 +485,7 @@ like($fresh_objects, qr/^operator family public\.ulid_ops for access method btre
 
 my $upgraded_objects = extension_objects('upgraded');
 is(dump_diff($fresh_objects, 'fresh', $upgraded_objects, 'upgraded'), '',
-	'upgraded (1.0 -> 1.1 -> latest) and fresh have the same extension objects (the diff is empty)');
+	'upgraded (1.0 -> 1.1 -> ... -> latest, one release at a time) and fresh have the same extension objects (the diff is empty)');
 
 # 1.0 -> latest in one command (database "chain10")
 $node->safe_psql('postgres', 'CREATE DATABASE chain10');
@@ -619,6 +641,118 @@ is( $node->safe_psql('from12', qq{
 		SELECT cosid_define('seg12', '{"strategy":"segment","step":10}') \\gset
 		SELECT cosid_next('seg12') > (SELECT max(s) FROM t12)}),
 	't', 'from12: after the update a segment generator dropped and defined again continues above its numbers');
+
+# ---- database "from13": made with 1.3 (generators of every strategy, a
+# custom codec bound by OID, a segment generator dropped and defined again
+# with its history, an adopted sequence), updated to the latest release,
+# then dumped and restored into database "restored13"
+$node->safe_psql('postgres', 'CREATE DATABASE from13');
+$node->safe_psql('from13', q{
+	CREATE EXTENSION cosid VERSION '1.3';
+	CREATE FUNCTION public.hex13(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT to_hex($1) $$;
+	CREATE FUNCTION public.unhex13(text) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+		AS $$ SELECT ('x' || lpad($1, 16, '0'))::bit(64)::bigint $$;
+	SELECT cosid_define('snow13', '{"strategy":"snowflake"}');
+	SELECT cosid_define('hex13', '{"strategy":"snowflake","codec":[{"custom":{"encode":"public.hex13(bigint)",
+		"decode":"public.unhex13(text)"}},{"prefix":"h"}]}');
+	SELECT cosid_define('tok13', '{"strategy":"cosid80"}');
+	SELECT cosid_define('seg13', '{"strategy":"segment","step":10}');
+	CREATE TABLE legacy13 (id bigserial PRIMARY KEY, k int);
+	INSERT INTO legacy13 (k) SELECT 0 FROM generate_series(1, 25);
+	SELECT cosid_define('adopt13', '{"strategy":"segment","step":10,"adopt-sequence":"legacy13_id_seq"}');
+	ALTER TABLE legacy13 ALTER id SET DEFAULT cosid_next('adopt13');
+	CREATE TABLE t13 (snow bigint DEFAULT cosid_next('snow13'), hex text DEFAULT cosid_next_text('hex13'),
+					  tok text DEFAULT cosid_next_text('tok13'), seg bigint DEFAULT cosid_next('seg13'));
+	INSERT INTO t13 SELECT FROM generate_series(1, 30);
+});
+# the history of a name (1.3): seg13 dropped and defined again continues
+# above the numbers it handed out
+$node->safe_psql('from13', q{SELECT cosid_drop('seg13')});
+$node->safe_psql('from13', q{
+	SELECT cosid_define('seg13', '{"strategy":"segment","step":10}');
+	INSERT INTO t13 SELECT FROM generate_series(1, 25);
+	INSERT INTO legacy13 (k) SELECT 13 FROM generate_series(1, 55);
+});
+is($node->safe_psql('from13', $extversion_q), '1.3', 'from13: cosid 1.3 installed');
+is($node->safe_psql('from13', q{SELECT count(*) = count(DISTINCT seg) FROM t13}), 't',
+	'from13: under 1.3 seg13 defined again after its drop hands out no number twice');
+# what the update must keep: the catalog's rows, the names' history and the
+# codecs' text; and the highest id of each generator, in its table or handed
+# out (3 more each, kept nowhere)
+my $catalog13_q = q{
+	SELECT name, strategy, config, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, seq_reset_threshold,
+		   sequence, owns_sequence, owner, codec_functions::regprocedure[], identity, counter_database
+	FROM cosid.generator ORDER BY name};
+my $history13_q = 'SELECT name, last_number, lease_store, identity FROM cosid.generator_history ORDER BY name';
+my $codec13_q = q{SELECT hex, cosid_decode('hex13', hex), cosid_encode('hex13', cosid_decode('hex13', hex)) FROM t13 ORDER BY 1};
+my $catalog13 = $node->safe_psql('from13', $catalog13_q);
+my $history13 = $node->safe_psql('from13', $history13_q);
+my $codec13 = $node->safe_psql('from13', $codec13_q);
+like($catalog13, qr/^hex13\|.*\|\{(public\.)?hex13\(bigint\),(public\.)?unhex13\(text\)\}\|/m,
+	'from13: under 1.3 the custom codec functions are bound by OID');
+like($history13, qr/^seg13\|\d+\|f\|$/m, 'from13: seg13 has a history');
+my $max13_q = q{
+	SELECT max(snow), max(cosid_decode('hex13', hex)), max(tok::numeric), max(seg), (SELECT max(id) FROM legacy13)
+	FROM t13};
+sub max13
+{
+	my ($db) = @_;
+	my @max = split /\|/, $node->safe_psql($db, $max13_q);
+	my @handed = split /\|/, $node->safe_psql($db, q{
+		SELECT max(cosid_next('snow13')), max(cosid_decode('hex13', cosid_next_text('hex13'))),
+			   max(cosid_next_text('tok13')::numeric), max(cosid_next('seg13')), max(cosid_next('adopt13'))
+		FROM generate_series(1, 3)});
+	return [ map { big_max($max[$_], $handed[$_]) } 0 .. 4 ];
+}
+# 50 new ids of each generator (legacy13's rows with k = $k), each above $max;
+# and no id twice
+my $after13_q = q{
+	SELECT count(*), min(snow) > %s, min(cosid_decode('hex13', hex)) > %s, min(tok::numeric) > %s, min(seg) > %s,
+		   (SELECT min(id) > %s AND count(*) = 50 FROM legacy13 WHERE k = %d)
+	FROM t13 WHERE snow > %s};
+sub continue13
+{
+	my ($db, $max, $k) = @_;
+	$node->safe_psql($db, qq{
+		INSERT INTO t13 SELECT FROM generate_series(1, 50);
+		INSERT INTO legacy13 (k) SELECT $k FROM generate_series(1, 50)});
+	return $node->safe_psql($db, sprintf($after13_q, @$max, $k, $max->[0])) . '|'
+	  . $node->safe_psql($db, q{
+		SELECT count(*) = count(DISTINCT snow) AND count(*) = count(DISTINCT hex) AND count(*) = count(DISTINCT tok)
+			   AND count(*) = count(DISTINCT seg) AND (SELECT count(*) = count(DISTINCT id) FROM legacy13)
+		FROM t13});
+}
+my $max13 = max13('from13');
+my ($upd13_ret, $upd13_out, $upd13_err) = $node->psql('from13', 'ALTER EXTENSION cosid UPDATE');
+is($upd13_ret, 0, 'from13: ALTER EXTENSION cosid UPDATE') or diag($upd13_err);
+is($upd13_err, '', 'from13: ... with no warning');
+is($node->safe_psql('from13', $extversion_q), $default_version, "from13: updated to $default_version");
+is(dump_diff($fresh_objects, 'fresh', extension_objects('from13'), 'from13'), '',
+	'from13 (1.3 -> latest) and fresh have the same extension objects (the diff is empty)');
+is($node->safe_psql('from13', $catalog13_q), $catalog13,
+	'from13: the update keeps every generator\'s row (definition, layout, sequence, codec functions, identity)');
+is($node->safe_psql('from13', $history13_q), $history13, 'from13: ... and the names\' history');
+is($node->safe_psql('from13', $codec13_q), $codec13, 'from13: the custom codec gives the same text, and decodes it back');
+is(continue13('from13', $max13, 14), '50|t|t|t|t|t|t',
+	'from13: every generator continues above every id issued under 1.3 (snowflake, custom codec, cosid80, '
+	  . 'segment with history, adopted sequence), none twice');
+
+# pg_dump of the updated database, restored into a new one
+my $max13_dump = max13('from13');
+my $dump13 = "$scratch/from13.dump";
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dump13, '-d', 'from13' ], 'from13: pg_dump -Fc of the updated database');
+$node->safe_psql('postgres', 'CREATE DATABASE restored13');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'restored13', $dump13 ], 'from13: pg_restore into restored13');
+is($node->safe_psql('restored13', $extversion_q), $default_version, "restored13: cosid $default_version");
+is(dump_diff($fresh_objects, 'fresh', extension_objects('restored13'), 'restored13'), '',
+	'restored13 and fresh have the same extension objects (the diff is empty)');
+is($node->safe_psql('restored13', $catalog13_q), $node->safe_psql('from13', $catalog13_q),
+	'restored13: the generators\' rows are restored (the custom codec bound to the restored functions)');
+is($node->safe_psql('restored13', $codec13_q), $node->safe_psql('from13', $codec13_q),
+	'restored13: the custom codec gives the same text as in from13');
+is($node->safe_psql('restored13', $history13_q), $history13, 'restored13: ... and the names\' history');
+is(continue13('restored13', $max13_dump, 15), '50|t|t|t|t|t|t',
+	'restored13: every generator continues above every id of the updated database, none twice');
 
 # ---- after the update: the generators and their ids continue
 is($node->safe_psql('upgraded', $generators_q), $generators10,
