@@ -23,6 +23,7 @@
 #     <ulid>  26 Crockford base32 characters
 #     <uuid>  a uuid in its canonical text
 #     <time>  a timestamptz as psql prints it (2026-11-29 21:33:47.418+00)
+#     <date>  a date as yyyyMMdd (a periodic segment number's period)
 #   Everything else must be what psql prints.  Comments after a statement
 #   (-- 3844) are for the reader and are not compared: show output that
 #   matters in a ```text block.
@@ -40,15 +41,18 @@
 #   Cookbook's JS_SAFE_MS generator says, TimeZone UTC) for README.md and
 #   every page but the two below;
 # - operations.md: server a, its own lease store (cosid.lease_store names
-#   the page's database app on a, as the bootstrap superuser: the store's
-#   roles are what the page makes them), and server b beside it.  The pages
+#   the page's database app on a, reached as the bootstrap superuser: the
+#   page grants cosid.segment_acquire to its servers' roles only after its
+#   first shared segment generator), and server b beside it.  The pages
 #   name the servers a.example/b.example and a/b: a and b listen on
 #   127.0.0.1 and 127.0.0.2 on one port, and each server has PGHOSTADDR of
 #   the other in its environment, so that a connection string the page
 #   writes (host=b dbname=app) reaches the other server.  The blocks that
 #   the page says run "on every server" (marked pglogical-every-server and
 #   native-every-server) also run on b, with b's node name and dsn where
-#   the page says so; then the subscriptions "on a" reach b.  pglogical
+#   the page says so; then the subscriptions "on a" reach b.  The block
+#   marked slot-confirm (what a copy of a server runs) runs on a copy of a
+#   made then, whose slot is unconfirmed as the page says.  pglogical
 #   (with pglogical installed) and native logical replication both ways
 #   (PostgreSQL 16 and later, origin = none) need what not every version
 #   has: their blocks skip, saying why, where it is missing.
@@ -129,6 +133,7 @@ my %PLACEHOLDER = (
 	id => '-?[0-9]+',
 	ulid => '[0-7][0-9A-HJKMNP-TV-Z]{25}',
 	uuid => '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
+	date => '[0-9]{8}',
 	time => '[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?[+-][0-9]{2}(?::[0-9]{2})?',
 );
 
@@ -144,7 +149,7 @@ sub output_regex
 			next;
 		}
 		my $re = '';
-		for my $part (split /(<(?:id|ulid|uuid|time)>| +)/, $line)
+		for my $part (split /(<(?:id|ulid|uuid|time|date)>| +)/, $line)
 		{
 			next if $part eq '';
 			if ($part =~ /^<(\w+)>$/) { $re .= $PLACEHOLDER{$1}; }
@@ -263,11 +268,14 @@ sub check_runs_in
 
 # Run a page's ```sql blocks in order, in database $db of $node, made here
 # (with cosid unless the page creates it) unless made => 1.  hooks => { NAME
-# => sub } runs the sub after the block marked <!-- test: NAME --> passed.
+# => sub } runs the sub after the block marked <!-- test: NAME --> passed;
+# on => { NAME => sub } runs that block on the server the sub returns (in its
+# database $db) instead.
 sub run_page
 {
 	my ($node, $db, $file, %opt) = @_;
 	my %hooks = %{ $opt{hooks} // {} };
+	my %on = %{ $opt{on} // {} };
 	my $short = $file eq 'README.md' ? $file : "docs/$file";
 	my @sql = grep { $_->{tag} eq 'sql' } blocks_of("$root/$short");
 	my @roles = server_roles($node);
@@ -292,8 +300,9 @@ sub run_page
 		  SKIP: { skip("$short:$blk->{line}: $why", 1); }
 			next;
 		}
-		my $ok = run_block($node, $db, $short, $blk);
 		my $tn = test_name_of($blk);
+		my $server = defined $tn && $on{$tn} ? $on{$tn}->($blk) : $node;
+		my $ok = run_block($server, $db, $short, $blk);
 		$hooks{$tn}->($blk) if $ok && defined $tn && $hooks{$tn};
 	}
 	# roles belong to the server: drop the page's
@@ -359,9 +368,25 @@ $node->stop;
 			$on_b->($text, $_[0]{line});
 		},
 		'native-every-server' => sub { $on_b->($_[0]{text}, $_[0]{line}) });
-	run_page($srv_a, 'app', 'operations.md', hooks => \%hooks);
-	$srv_a->stop('immediate');
-	$srv_b->stop('immediate');
+	# "A copy of a server is not the same server": its cosid_slot_confirm()
+	# runs on a copy of a (a base backup started as a primary of its own, as
+	# 064_server_copies.pl makes one), without the replication a has (its
+	# subscriptions would connect to b from the copy too)
+	my $copy;
+	my %on = (
+		'slot-confirm' => sub {
+			$srv_a->backup('copy');
+			$copy = PostgreSQL::Test::Cluster->new('copy');
+			$copy->init_from_backup($srv_a, 'copy');
+			$copy->append_conf('postgresql.conf', $_)
+			  for ("shared_preload_libraries = 'cosid'", "listen_addresses = ''", 'max_logical_replication_workers = 0');
+			$copy->start;
+			ok($copy->poll_query_until('app', q{SELECT state = 'unconfirmed' FROM cosid_slot()}),
+				"docs/operations.md:$_[0]{line}: the copy of server a holds slot 1 unconfirmed");
+			return $copy;
+		});
+	run_page($srv_a, 'app', 'operations.md', hooks => \%hooks, on => \%on);
+	$_->stop('immediate') for grep { defined } ($copy, $srv_a, $srv_b);
 }
 
 # ---- citus.md: a coordinator and a worker
