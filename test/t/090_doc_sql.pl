@@ -285,7 +285,7 @@ sub run_page
 		$node->safe_psql($db, 'CREATE EXTENSION cosid')
 		  unless grep { $_->{text} =~ /^\s*CREATE EXTENSION (IF NOT EXISTS )?cosid\b/mi } @sql;
 	}
-	note("$short: " . scalar(@sql) . ' sql blocks, ' . scalar(grep { defined $_->{output} } @sql)
+	note("$short: sql blocks: " . scalar(@sql) . ', ' . scalar(grep { defined $_->{output} } @sql)
 		  . ' with documented output');
 	for my $blk (@sql)
 	{
