@@ -136,7 +136,7 @@ store_disconnect(void)
 static bool
 store_may_try(void)
 {
-	int64		now = (int64) cosid_now_ms();
+	int64		now = cosid_monotonic_ms();
 	bool		may;
 
 	SpinLockAcquire(&store_state->lock);
@@ -166,7 +166,7 @@ store_record(const char *name, const char *err)
 {
 	uint32		ended = 0;
 	CosidBackoffStep step = {0, false, 0};
-	int64		now = (int64) cosid_now_ms();
+	int64		now = cosid_monotonic_ms();
 
 	SpinLockAcquire(&store_state->lock);
 	if (err == NULL)
@@ -190,20 +190,92 @@ store_record(const char *name, const char *err)
 							   ended, ended)));
 }
 
+/*
+ * One deadline per statement: however many fetches a statement makes, it
+ * waits for the store COSID_STORE_TIMEOUT_MS in all, counted from its first
+ * fetch on the monotonic clock (store.c cuts every wait short at it).  A
+ * statement is told by its start time (GetCurrentStatementStartTimestamp,
+ * a key only: it is the wall clock's) within one transaction: the end of a
+ * transaction forgets the deadline, so each transaction of a procedure that
+ * commits gets one of its own.
+ */
+static TimestampTz deadline_statement = 0;	/* whose deadline it is */
+static int64 statement_deadline = 0;	/* monotonic ms; 0: none */
+static int64 statement_waited = 0;	/* ms it waited for the store so far */
+static int	statement_fetches = 0;	/* fetches from the store it made */
+static int64 fetch_began = 0;
+
+static void
+forget_statement_deadline(XactEvent event, void *arg)
+{
+	statement_deadline = 0;
+}
+
+/*
+ * Before a fetch from the store: false, with err filled in, when this
+ * statement has used up its deadline already (the fetch is not made); else
+ * the store's waits are limited to what is left of it.
+ */
+static bool
+statement_fetch_begin(char *err, size_t errlen)
+{
+	static bool registered = false;
+	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+	int64		now = cosid_monotonic_ms();
+
+	if (!registered)
+	{
+		RegisterXactCallback(forget_statement_deadline, NULL);
+		registered = true;
+	}
+	if (statement_deadline == 0 || stmt != deadline_statement)
+	{
+		deadline_statement = stmt;
+		statement_deadline = now + COSID_STORE_TIMEOUT_MS;
+		statement_waited = 0;
+		statement_fetches = 0;
+	}
+	if (now >= statement_deadline)
+	{
+		snprintf(err, errlen, "this statement waited " INT64_FORMAT " ms for the lease store already, its deadline",
+				 statement_waited);
+		return false;
+	}
+	cosid_store_limit(statement_deadline);
+	fetch_began = now;
+	return true;
+}
+
+/* After a fetch from the store (or its error): lift the limit, count the wait. */
+static void
+statement_fetch_end(void)
+{
+	cosid_store_limit(0);
+	statement_waited += cosid_monotonic_ms() - fetch_began;
+	statement_fetches++;
+}
+
 /* 55000: nothing left, and the store does not answer. */
 static void
 report_store_away(CosidGenCache *c)
 {
 	char		why[256];
+	char		waited[160] = "";
 
 	SpinLockAcquire(&store_state->lock);
 	strlcpy(why, store_state->last_error, sizeof(why));
 	SpinLockRelease(&store_state->lock);
+	if (statement_deadline != 0 && statement_fetches > 0 &&
+		deadline_statement == GetCurrentStatementStartTimestamp())
+		snprintf(waited, sizeof(waited),
+				 ".  This statement waited " INT64_FORMAT " ms for the lease store in %d %s; a statement waits at most %d ms for it in all.",
+				 statement_waited, statement_fetches,
+				 statement_fetches == 1 ? "fetch" : "fetches", COSID_STORE_TIMEOUT_MS);
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("segment generator \"%s\" has used up its reserve and the lease store does not answer",
 					c->def.name),
-			 errdetail("Last error: %s", why[0] ? why : "(none)"),
+			 errdetail("Last error: %s%s", why[0] ? why : "(none)", waited),
 			 errhint("Its segments come from the lease store (cosid.lease_store); numbers are issued again as soon as it answers.")));
 }
 
@@ -699,7 +771,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 		}
 		else if (!store_may_try())
 			snprintf(err, sizeof(err), "backing off");
-		else
+		else if (statement_fetch_begin(err, sizeof(err)))
 		{
 			int64		s = 0,
 						t = 0;
@@ -709,6 +781,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 			if (c->def.spec.group != COSID_GROUP_NONE)
 				floor = period * cosid_group_scale(c->def.spec.group) + c->def.spec.start;
 			fetched = store_acquire(c, floor, count, &s, &t, err, sizeof(err));
+			statement_fetch_end();
 			start = s;
 			end = t;
 			store_record(c->def.name, fetched ? NULL : err);
@@ -730,7 +803,10 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	{
 		clear_fetching();
 		if (shared)
+		{
+			cosid_store_limit(0);
 			store_disconnect();
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
