@@ -14,12 +14,14 @@
  *   ever gets, committed durably before it answers; nothing is written here
  *   (so it works on a hot standby), and a crash loses at most the reserve:
  *   a gap, never a repeat.  Each backend that fetches keeps its own
- *   connection to the store; every wait has a deadline and answers cancel.
+ *   connection to the store; every wait has a deadline and answers cancel,
+ *   and a statement waits for a store that does not answer one deadline in
+ *   all, however many fetches it makes.
  *   While the store does not answer, numbers come from the reserve
  *   ("reserve" segments, more after waits); once it is used up, 55000
  *   naming the store and its last error.  After a failed fetch no backend
  *   asks the store again for a short back-off (core/backoff.h: 100 ms
- *   doubling to 2 s), so calls fail at once instead of each waiting on it;
+ *   doubling to 2 s, on the monotonic clock), so calls fail at once instead of each waiting on it;
  *   issuing resumes by itself when the store answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
@@ -192,65 +194,77 @@ store_record(const char *name, const char *err)
 
 /*
  * One deadline per statement: however many fetches a statement makes, it
- * waits for the store COSID_STORE_TIMEOUT_MS in all, counted from its first
- * fetch on the monotonic clock (store.c cuts every wait short at it).  A
- * statement is told by its start time (GetCurrentStatementStartTimestamp,
+ * waits for a store that does not answer COSID_STORE_TIMEOUT_MS in all
+ * (store.c cuts every wait short at what is left of it), on the monotonic
+ * clock.  What counts is the time that failed fetches waited, not the time
+ * since the first fetch, nor the round trips of fetches that worked: a long
+ * statement that fetches often from a store that answers is never cut off.
+ * A statement is told by its start time (GetCurrentStatementStartTimestamp,
  * a key only: it is the wall clock's) within one transaction: the end of a
- * transaction forgets the deadline, so each transaction of a procedure that
- * commits gets one of its own.
+ * transaction forgets it, so each transaction of a procedure that commits
+ * waits for the store a deadline of its own.
  */
-static TimestampTz deadline_statement = 0;	/* whose deadline it is */
-static int64 statement_deadline = 0;	/* monotonic ms; 0: none */
-static int64 statement_waited = 0;	/* ms it waited for the store so far */
-static int	statement_fetches = 0;	/* fetches from the store it made */
+static bool statement_known = false;	/* the fields below are this
+										 * transaction's */
+static TimestampTz statement_start = 0; /* whose waits they count */
+static int64 statement_waited = 0;	/* ms its failed fetches waited */
+static int	statement_fetches = 0;	/* its failed fetches */
 static int64 fetch_began = 0;
 
 static void
-forget_statement_deadline(XactEvent event, void *arg)
+forget_statement_waits(XactEvent event, void *arg)
 {
-	statement_deadline = 0;
+	statement_known = false;
+}
+
+/* Whether the counts above are those of the running statement. */
+static bool
+statement_current(void)
+{
+	return statement_known && statement_start == GetCurrentStatementStartTimestamp();
 }
 
 /*
  * Before a fetch from the store: false, with err filled in, when this
- * statement has used up its deadline already (the fetch is not made); else
- * the store's waits are limited to what is left of it.
+ * statement has waited its deadline for the store already (the fetch is not
+ * made); else the store's waits are limited to what is left of it.
  */
 static bool
 statement_fetch_begin(char *err, size_t errlen)
 {
 	static bool registered = false;
-	TimestampTz stmt = GetCurrentStatementStartTimestamp();
 	int64		now = cosid_monotonic_ms();
 
 	if (!registered)
 	{
-		RegisterXactCallback(forget_statement_deadline, NULL);
+		RegisterXactCallback(forget_statement_waits, NULL);
 		registered = true;
 	}
-	if (statement_deadline == 0 || stmt != deadline_statement)
+	if (!statement_current())
 	{
-		deadline_statement = stmt;
-		statement_deadline = now + COSID_STORE_TIMEOUT_MS;
+		statement_known = true;
+		statement_start = GetCurrentStatementStartTimestamp();
 		statement_waited = 0;
 		statement_fetches = 0;
 	}
-	if (now >= statement_deadline)
+	if (statement_waited >= COSID_STORE_TIMEOUT_MS)
 	{
-		snprintf(err, errlen, "this statement waited " INT64_FORMAT " ms for the lease store already, its deadline",
+		snprintf(err, errlen, "this statement has waited " INT64_FORMAT " ms for the lease store already, its deadline",
 				 statement_waited);
 		return false;
 	}
-	cosid_store_limit(statement_deadline);
+	cosid_store_limit(now + COSID_STORE_TIMEOUT_MS - statement_waited);
 	fetch_began = now;
 	return true;
 }
 
-/* After a fetch from the store (or its error): lift the limit, count the wait. */
+/* After a fetch from the store: lift the limit; count the wait of a failed one. */
 static void
-statement_fetch_end(void)
+statement_fetch_end(bool fetched)
 {
 	cosid_store_limit(0);
+	if (fetched)
+		return;
 	statement_waited += cosid_monotonic_ms() - fetch_began;
 	statement_fetches++;
 }
@@ -265,10 +279,9 @@ report_store_away(CosidGenCache *c)
 	SpinLockAcquire(&store_state->lock);
 	strlcpy(why, store_state->last_error, sizeof(why));
 	SpinLockRelease(&store_state->lock);
-	if (statement_deadline != 0 && statement_fetches > 0 &&
-		deadline_statement == GetCurrentStatementStartTimestamp())
+	if (statement_current() && statement_fetches > 0)
 		snprintf(waited, sizeof(waited),
-				 ".  This statement waited " INT64_FORMAT " ms for the lease store in %d %s; a statement waits at most %d ms for it in all.",
+				 ".  This statement waited " INT64_FORMAT " ms for the lease store in %d failed %s; a statement waits at most %d ms for it in all.",
 				 statement_waited, statement_fetches,
 				 statement_fetches == 1 ? "fetch" : "fetches", COSID_STORE_TIMEOUT_MS);
 	ereport(ERROR,
@@ -781,7 +794,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 			if (c->def.spec.group != COSID_GROUP_NONE)
 				floor = period * cosid_group_scale(c->def.spec.group) + c->def.spec.start;
 			fetched = store_acquire(c, floor, count, &s, &t, err, sizeof(err));
-			statement_fetch_end();
+			statement_fetch_end(fetched);
 			start = s;
 			end = t;
 			store_record(c->def.name, fetched ? NULL : err);
