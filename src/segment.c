@@ -21,8 +21,9 @@
  *   ("reserve" segments, more after waits); once it is used up, 55000
  *   naming the store and its last error.  After a failed fetch no backend
  *   asks the store again for a short back-off (core/backoff.h: 100 ms
- *   doubling to 2 s, on the monotonic clock), so calls fail at once instead of each waiting on it;
- *   issuing resumes by itself when the store answers again.
+ *   doubling to 2 s, on the monotonic clock), so calls fail at once
+ *   instead of each waiting on it; issuing resumes by itself when the store
+ *   answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
  * the entry's spinlock.  A fetch that has to wait for the sequence's lock
@@ -274,21 +275,21 @@ static void
 report_store_away(CosidGenCache *c)
 {
 	char		why[256];
-	char		waited[160] = "";
+	bool		waited = statement_current() && statement_fetches > 0;
 
 	SpinLockAcquire(&store_state->lock);
 	strlcpy(why, store_state->last_error, sizeof(why));
 	SpinLockRelease(&store_state->lock);
-	if (statement_current() && statement_fetches > 0)
-		snprintf(waited, sizeof(waited),
-				 ".  This statement waited " INT64_FORMAT " ms for the lease store in %d failed %s; a statement waits at most %d ms for it in all.",
-				 statement_waited, statement_fetches,
-				 statement_fetches == 1 ? "fetch" : "fetches", COSID_STORE_TIMEOUT_MS);
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("segment generator \"%s\" has used up its reserve and the lease store does not answer",
 					c->def.name),
-			 errdetail("Last error: %s%s", why[0] ? why : "(none)", waited),
+			 waited ?
+			 errdetail_plural("Last error: %s.  This statement waited " INT64_FORMAT " ms for the lease store in %d failed fetch; a statement waits at most %d ms for it in all.",
+							  "Last error: %s.  This statement waited " INT64_FORMAT " ms for the lease store in %d failed fetches; a statement waits at most %d ms for it in all.",
+							  statement_fetches, why[0] ? why : "(none)", statement_waited,
+							  statement_fetches, COSID_STORE_TIMEOUT_MS) :
+			 errdetail("Last error: %s", why[0] ? why : "(none)"),
 			 errhint("Its segments come from the lease store (cosid.lease_store); numbers are issued again as soon as it answers.")));
 }
 
