@@ -275,7 +275,8 @@ static void
 report_store_away(CosidGenCache *c)
 {
 	char		why[256];
-	bool		waited = statement_current() && statement_fetches > 0;
+	/* a statement that waited its deadline is told so (and why no more) */
+	bool		waited = statement_current() && statement_waited >= COSID_STORE_TIMEOUT_MS;
 
 	SpinLockAcquire(&store_state->lock);
 	strlcpy(why, store_state->last_error, sizeof(why));
