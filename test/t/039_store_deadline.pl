@@ -210,7 +210,7 @@ cmp_ok($waited // 0, '<=', $deadline_ms + 1000, 'it waited one deadline in all')
 my $took2 = ($at{after} // 0) - ($at{next} // 0);
 like($e2, qr/^ERROR:  55000: /, 'the next statement fails with 55000 too');
 cmp_ok($took2, '>=', $deadline_ms - 1000, "having waited a deadline of its own ($took2 ms)");
-cmp_ok($took2, '<', 2 * $deadline_ms, 'one');
+cmp_ok($took2, '<', 2 * $deadline_ms, 'and only one');
 
 ok(poll_until(20, sub { ($next) = psql_error($f, 'postgres', q{SELECT cosid_next('seg2')}); !defined $next }, 200),
 	'with the store answering again, the generator issues');
