@@ -275,7 +275,7 @@ static void
 report_store_away(CosidGenCache *c)
 {
 	char		why[256];
-	/* a statement that waited its deadline is told so (and why no more) */
+	/* a statement that used up its deadline is told so: why it asked no more */
 	bool		waited = statement_current() && statement_waited >= COSID_STORE_TIMEOUT_MS;
 
 	SpinLockAcquire(&store_state->lock);
