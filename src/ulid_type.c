@@ -716,10 +716,10 @@ typedef UlidMonoResult (*MonoStep) (uint8_t last[ULID_BYTES], uint64_t now_ms,
  * the time part is the clock's, or the last id's when the clock is behind
  * it (after a restart with the clock set back: the mark's), and the random
  * part goes on from the last one (step), or from a fresh random start after
- * a restart.  An id uses a time only below the
- * mark on disk; the backend that comes near it moves it on (once or twice a
- * second under load, a small file write), and others wait only if it falls
- * behind.  last: the generator's last id in shared memory.
+ * a restart.  An id uses a time only below the mark on disk; the backend
+ * that comes near it moves it on (once or twice a second under load, a small
+ * file write), and others wait only if it falls behind.  last: the
+ * generator's last id in shared memory.
  */
 static void
 monotonic_next(uint8 *last, MonoStep step, uint8 *out)
