@@ -71,7 +71,9 @@ static PGconn *conn = NULL;
 static char instance_id[256];
 static char token[64] = "";		/* the fencing token of our lease */
 static CosidBackoff backoff;	/* the store's failures (core/backoff.h) */
-static int64 renewed = 0;		/* when the store last renewed our lease */
+static int64 renewed = 0;		/* when the store last renewed our lease, on
+								 * the monotonic clock (a clock set back must
+								 * not put off renewals); 0: not yet */
 
 /* ---------- what cosid_slot() shows ---------- */
 
@@ -166,7 +168,7 @@ typedef enum LeaseFailure
 static void
 lease_failed(LeaseFailure what, int slot, const char *err)
 {
-	CosidBackoffStep step = cosid_backoff_failed(&backoff, (int64) cosid_now_ms());
+	CosidBackoffStep step = cosid_backoff_failed(&backoff, cosid_monotonic_ms());
 
 	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
 	set_store_state(conn != NULL && PQstatus(conn) == CONNECTION_OK, err);
@@ -263,7 +265,7 @@ lease_poll(void)
 {
 	char		err[512];
 
-	if (!cosid_backoff_may_try(&backoff, (int64) cosid_now_ms()))
+	if (!cosid_backoff_may_try(&backoff, cosid_monotonic_ms()))
 		return false;
 	if (conn != NULL)
 		return true;
@@ -281,7 +283,7 @@ lease_poll(void)
 static int
 lease_retry_ms(void)
 {
-	int64		left = backoff.retry_at_ms - (int64) cosid_now_ms();
+	int64		left = backoff.retry_at_ms - cosid_monotonic_ms();
 
 	if (backoff.failures == 0 || left <= 0)
 		return COSID_WORKER_TURN_MS;
@@ -330,7 +332,8 @@ lease_opened(int slot, int64 start_ms, int64 now_ms)
 static bool
 lease_renewal_due(int64 now_ms)
 {
-	return now_ms - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
+	return renewed == 0 ||
+		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
 }
 
 static CosidRecordResult
@@ -353,7 +356,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	if (res != NULL)
 	{
 		PQclear(res);
-		renewed = now_ms;
+		renewed = cosid_monotonic_ms();
 		lease_worked();
 		set_store_state(true, "");
 		SpinLockAcquire(&lease_shared->lock);

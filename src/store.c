@@ -7,7 +7,8 @@
  * in flight, so the caller drops that connection; a connection being made
  * is closed here.
  *
- * Owns: connecting with a deadline, running one statement with a deadline,
+ * Owns: connecting with a deadline, running one statement with a deadline
+ * (both on the monotonic clock, cut short by the caller's limit),
  * making libpq's messages one line, naming a store whose cosid is older than
  * the statement.  Must not: interpret results or say what an error means to
  * a lease or a segment (its callers do), or block without a deadline.
@@ -23,6 +24,9 @@
 
 static bool draining = false;
 
+/* cosid_store_limit(): when every wait must end, monotonic ms; 0: no limit */
+static int64 wait_limit = 0;
+
 /*
  * The store's answer that it takes no writes (read_only_sql_transaction: a
  * primary fenced read-only before a failover, or a standby): a fact about the
@@ -34,6 +38,27 @@ void
 cosid_store_drain(void)
 {
 	draining = true;
+}
+
+void
+cosid_store_limit(int64 limit_ms)
+{
+	wait_limit = limit_ms;
+}
+
+/*
+ * The deadline of a call starting now: COSID_STORE_TIMEOUT_MS from now on
+ * the monotonic clock (a wall clock set back would stretch it), or the
+ * caller's limit when that comes first.
+ */
+static int64
+call_deadline(void)
+{
+	int64		deadline = cosid_monotonic_ms() + COSID_STORE_TIMEOUT_MS;
+
+	if (wait_limit > 0 && wait_limit < deadline)
+		deadline = wait_limit;
+	return deadline;
 }
 
 /* libpq messages end in a newline and may hold more: make them one line. */
@@ -63,7 +88,7 @@ drop_newline(char *s)
 static bool
 wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 {
-	int64		left = deadline - (int64) cosid_now_ms();
+	int64		left = deadline - cosid_monotonic_ms();
 	int			rc;
 
 	if (left <= 0)
@@ -111,7 +136,7 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen)
 {
 	PGconn	   *conn;
 	volatile PostgresPollingStatusType status = PGRES_POLLING_WRITING;
-	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
+	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 
 	if (conninfo == NULL || conninfo[0] == '\0')
 	{
@@ -175,7 +200,7 @@ cosid_store_run(PGconn *conn, const char *sql, int nparams, const char *const *p
 				const char *needs_version, char *err, size_t errlen, char *sqlstate)
 {
 	PGresult   *volatile last = NULL;
-	int64		deadline = (int64) cosid_now_ms() + COSID_STORE_TIMEOUT_MS;
+	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 	bool		answered = true;
 
 	sqlstate[0] = '\0';

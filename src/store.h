@@ -1,7 +1,8 @@
 /*
  * store.h - a libpq client for the lease store (cosid.lease_store), for
  * processes that must stay responsive: every wait has a deadline
- * (COSID_STORE_TIMEOUT_MS) and ends early when the slot worker is asked to
+ * (COSID_STORE_TIMEOUT_MS, on the monotonic clock, or the caller's limit:
+ * cosid_store_limit) and ends early when the slot worker is asked to
  * shut down, unless it is draining (giving a slot back on the way out); in a
  * backend, a cancel or termination ends it with an ERROR, after which the
  * caller must drop the connection (a statement may be in flight).
@@ -46,6 +47,14 @@ extern PGresult *cosid_store_run(PGconn *conn, const char *sql, int nparams,
  * that takes writes.
  */
 extern bool cosid_store_keep(PGconn *conn, const char *sqlstate);
+
+/*
+ * From now on every wait ends by limit_ms (cosid_monotonic_ms()) at the
+ * latest, even before its own COSID_STORE_TIMEOUT_MS; 0 lifts the limit.  A
+ * backend sets it around the segment fetches of one statement, so that the
+ * statement waits one deadline for the store however many fetches it makes.
+ */
+extern void cosid_store_limit(int64 limit_ms);
 
 /* From now on a shutdown request does not cut waits short. */
 extern void cosid_store_drain(void);
