@@ -1293,3 +1293,17 @@ BEGIN
 END
 $f$;
 COMMENT ON FUNCTION cosid_citus_check_slots() IS 'on a Citus coordinator: every node''s cosid slot; an error when two nodes hold one';
+
+-------------------------------------------------------------------------------
+-- Identities belong to a database (1.4)
+-- A time-based generator's identity belongs to the database that first
+-- defined it or issued with it on this server (pg_cosid/names keeps which);
+-- another database gets it only through a copy made by a superuser or a
+-- member of that database's owner role.  cosid.restore_check() checks the
+-- rows of cosid.generator_history too: a dropped time-based name's row
+-- (its identity and layout) is taken by cosid_define as the name's.
+-------------------------------------------------------------------------------
+
+CREATE TRIGGER generator_history_restore_check
+	BEFORE INSERT ON cosid.generator_history
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();

@@ -56,6 +56,7 @@ PG_FUNCTION_INFO_V1(cosid_define);
 PG_FUNCTION_INFO_V1(cosid_alter);
 PG_FUNCTION_INFO_V1(cosid_drop);
 PG_FUNCTION_INFO_V1(cosid_restore_check);
+PG_FUNCTION_INFO_V1(cosid_give_identities);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
@@ -967,6 +968,52 @@ layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *colum
 		DatumGetInt64(d) : (int64) DatumGetInt32(d);
 }
 
+/* The owner role of database dbid, or InvalidOid when it is gone. */
+static Oid
+database_owner(Oid dbid)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dbid));
+	Oid			dba;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	dba = ((Form_pg_database) GETSTRUCT(tup))->datdba;
+	ReleaseSysCache(tup);
+	return dba;
+}
+
+/*
+ * A restored row (of cosid.generator or cosid.generator_history) with a
+ * time-based identity: the identity belongs to the database that first
+ * defined it or issued with it on this server (identity 0 too, per name),
+ * and another database gets it only through a copy that a superuser or a
+ * member of that database's owner role makes (CREATE DATABASE ... TEMPLATE,
+ * or a dump restored).  42501 otherwise.  An identity this server does not
+ * know, or whose database was dropped, is the restoring database's to take.
+ */
+static void
+check_identity_owner(const CosidGenDef *def, const char *table)
+{
+	Oid			db = cosid_gen_identity_owner(def);
+	Oid			dba;
+	const char *dbname;
+
+	if (!OidIsValid(db) || db == MyDatabaseId || superuser())
+		return;
+	dba = database_owner(db);
+	if (!OidIsValid(dba) || has_privs_of_role(GetUserId(), dba))
+		return;
+	dbname = get_database_name(db);
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to restore a row of table cosid.%s for generator \"%s\"",
+					table, def->name),
+			 errdetail("Identity " INT64_FORMAT " of generator \"%s\" belongs to database \"%s\" on this server; a row that names it would share or disturb that database's generator.",
+					   def->identity, def->name, dbname ? dbname : "?"),
+			 errhint("Copy database \"%s\" as a superuser or as a member of its owner role %s, or define the generator in this database with cosid_define().",
+					 dbname ? dbname : "?", GetUserNameFromId(dba, true) ? GetUserNameFromId(dba, true) : "?")));
+}
+
 /*
  * A row of cosid.generator written by a role other than cosid and a
  * superuser: the database's owner restoring a dump.  It must be a generator
@@ -1046,6 +1093,8 @@ check_restored_generator(Relation rel, HeapTuple tup)
 		 */
 		if (cosid_catalog_is_1_3())
 			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
+		strlcpy(def.name, name, NAMEDATALEN);
+		check_identity_owner(&def, "generator");
 		cosid_gen_check_define(&def);
 	}
 	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
@@ -1102,8 +1151,135 @@ check_restored_generator(Relation rel, HeapTuple tup)
 }
 
 /*
+ * A row of cosid.generator_history written by a role other than cosid and a
+ * superuser (a restore by the database's owner).  A time-based name's row
+ * (an identity and its layout) makes the name, defined again, take that
+ * identity: the identity must be one this database may have (as in a
+ * generator row), and the layout must be the one it issues with on this
+ * server.  A row without its whole layout is ignored by cosid_define (with
+ * a warning), so it restores.
+ */
+static void
+check_restored_history(Relation rel, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	static const char *const columns[] = {"identity", "strategy", "epoch_ms", "unit_ms",
+	"time_bits", "node_bits", "seq_bits", "uncertainty_bits"};
+	bool		isnull;
+	char	   *name;
+	char	   *strategy;
+	CosidGenDef def;
+	char		msg[256];
+
+	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
+	cosid_catalog_check_name(name);
+	for (size_t i = 0; i < lengthof(columns); i++)
+	{
+		(void) row_value(tup, desc, columns[i], &isnull);
+		if (isnull)
+			return;
+	}
+	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
+	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
+		return;
+	memset(&def, 0, sizeof(def));
+	strlcpy(def.name, name, NAMEDATALEN);
+	def.spec.strategy = cosid_strategy_from_name(strategy);
+	def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
+	def.spec.layout.epoch_ms = DatumGetInt64(row_value(tup, desc, "epoch_ms", &isnull));
+	def.spec.layout.unit_ms = DatumGetInt32(row_value(tup, desc, "unit_ms", &isnull));
+	def.spec.layout.time_bits = DatumGetInt32(row_value(tup, desc, "time_bits", &isnull));
+	def.spec.layout.node_bits = DatumGetInt32(row_value(tup, desc, "node_bits", &isnull));
+	def.spec.layout.seq_bits = DatumGetInt32(row_value(tup, desc, "seq_bits", &isnull));
+	def.spec.uncertainty_bits = DatumGetInt32(row_value(tup, desc, "uncertainty_bits", &isnull));
+	if (stored_layout_problem(&def, msg, sizeof(msg)) != NULL)
+		return;
+	check_identity_owner(&def, "generator_history");
+	cosid_gen_check_define(&def);
+}
+
+/*
+ * cosid.give_identities(), run once by the update to 1.4: every time-based
+ * generator of identity 0 (defined before 1.3), and every dropped one in
+ * cosid.generator_history, gets an identity of its own, recorded as this
+ * database's with a floor above every id identity 0 of its name may have
+ * issued (genstate.c: cosid_gen_give_identity).  Returns how many rows.
+ */
+Datum
+cosid_give_identities(PG_FUNCTION_ARGS)
+{
+	static const char *const reads[2] = {
+		"SELECT name, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, config "
+		"FROM cosid.generator WHERE identity OPERATOR(pg_catalog.=) 0 "
+		"AND strategy OPERATOR(pg_catalog.<>) 'segment' ORDER BY name",
+		"SELECT name, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits "
+		"FROM cosid.generator_history WHERE identity OPERATOR(pg_catalog.=) 0 "
+		"AND strategy IN ('snowflake', 'cosid80') AND epoch_ms IS NOT NULL AND unit_ms IS NOT NULL "
+		"AND time_bits IS NOT NULL AND node_bits IS NOT NULL AND seq_bits IS NOT NULL "
+		"AND uncertainty_bits IS NOT NULL ORDER BY name"};
+	static const char *const writes[2] = {
+		"UPDATE cosid.generator SET identity = $2 WHERE name OPERATOR(pg_catalog.=) $1",
+		"UPDATE cosid.generator_history SET identity = $2 WHERE name OPERATOR(pg_catalog.=) $1"};
+	int			count = 0;
+
+	if (!cosid_catalog_is_1_3())
+		PG_RETURN_INT32(0);
+	SPI_connect();
+	for (int t = 0; t < 2; t++)
+	{
+		uint64		nrows;
+		CosidGenDef *defs;
+
+		if (cosid_catalog_exec(reads[t], 0, NULL, NULL, NULL, true) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid's generators");
+		nrows = SPI_processed;
+		defs = palloc0(sizeof(CosidGenDef) * Max(nrows, 1));
+		for (uint64 i = 0; i < nrows; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			CosidGenDef *def = &defs[i];
+			bool		isnull;
+			char	   *name = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
+
+			if (t == 0)
+				cosid_gendef_parse(name, DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 8, &isnull)), def, false);
+			else
+			{
+				def->spec.strategy = cosid_strategy_from_name(TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull)));
+				def->spec.uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+			}
+			strlcpy(def->name, name, NAMEDATALEN);
+			def->identity = 0;
+			def->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+			def->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+			def->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+			def->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+			def->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+		}
+		for (uint64 i = 0; i < nrows; i++)
+		{
+			Oid			argtypes[2] = {TEXTOID, INT8OID};
+			Datum		values[2];
+
+			if (!COSID_TIME_BASED(defs[i].spec.strategy))
+				continue;
+			values[0] = CStringGetTextDatum(defs[i].name);
+			values[1] = Int64GetDatum(cosid_gen_give_identity(&defs[i], new_identity()));
+			if (cosid_catalog_exec(writes[t], 2, argtypes, values, NULL, false) != SPI_OK_UPDATE)
+				elog(ERROR, "could not give generator \"%s\" an identity", defs[i].name);
+			count++;
+		}
+	}
+	SPI_finish();
+	if (count > 0)
+		cosid_catalog_changed_now();
+	PG_RETURN_INT32(count);
+}
+
+/*
  * cosid.restore_check(): BEFORE INSERT FOR EACH ROW on cosid.generator,
- * cosid.lease and cosid.segment_counter.  cosid writes them as their owner
+ * cosid.generator_history (1.4), cosid.lease and cosid.segment_counter.  cosid writes them as their owner
  * (cosid_define as the catalog's owner, the lease store's SECURITY DEFINER
  * functions), and a superuser may write anything: those pass.  INSERT is
  * granted to pg_database_owner alone, for pg_restore: a generator row is
@@ -1125,12 +1301,17 @@ cosid_restore_check(PG_FUNCTION_ARGS)
 	/* cosid's tables only: it reads a generator row by its columns' types */
 	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
 		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
-		 strcmp(relname, "segment_counter") != 0))
+		 strcmp(relname, "segment_counter") != 0 && strcmp(relname, "generator_history") != 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
 	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
 		return PointerGetDatum(trigdata->tg_trigtuple);
+	if (strcmp(relname, "generator_history") == 0)
+	{
+		check_restored_history(rel, trigdata->tg_trigtuple);
+		return PointerGetDatum(trigdata->tg_trigtuple);
+	}
 	if (strcmp(relname, "generator") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

@@ -142,6 +142,23 @@ extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
 extern void cosid_gen_check_define(const CosidGenDef *def);
 
 /*
+ * The database def's identity belongs to on this server (the first that
+ * defined it or issued with it: pg_cosid/names keeps it), or InvalidOid
+ * when none does (unknown here, or its database was dropped).
+ */
+extern Oid	cosid_gen_identity_owner(const CosidGenDef *def);
+
+/*
+ * The update to 1.4: the identity a generator of identity 0 (1.2's, def
+ * with its layout) takes: fresh_identity, recorded as this database's with
+ * a floor above every id identity 0 of its name may have issued, or the
+ * identity a copy of this database was given before (pg_cosid/names keeps
+ * which).  Generators of identity 0 of that name and layout in databases
+ * not yet updated then issue with that identity too.
+ */
+extern int64 cosid_gen_give_identity(const CosidGenDef *def, int64 fresh_identity);
+
+/*
  * For cosid_define() of a time-based generator: the identity and layout its
  * name was last defined with in this database, as pg_cosid/names keeps them
  * (also after DROP EXTENSION cosid); false when none (or forgotten).
