@@ -1015,6 +1015,42 @@ check_identity_owner(const CosidGenDef *def, const char *table)
 }
 
 /*
+ * A restored row naming the lease store's counter of another database
+ * (counter_database): its generator would draw from that database's
+ * counter (and the store refuses its owner's generator after it: 42501).
+ * Only a superuser, or a member of the owner role of the database of that
+ * name on this server, restores one.
+ */
+static void
+check_counter_database(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *counter;
+	Oid			db;
+	Oid			dba;
+
+	if (SPI_fnumber(desc, "counter_database") <= 0)
+		return;
+	d = row_value(tup, desc, "counter_database", &isnull);
+	if (isnull)
+		return;
+	counter = TextDatumGetCString(d);
+	if (strcmp(counter, get_database_name(MyDatabaseId)) == 0 || superuser())
+		return;
+	db = get_database_oid(counter, true);
+	dba = OidIsValid(db) ? database_owner(db) : InvalidOid;
+	if (OidIsValid(dba) && has_privs_of_role(GetUserId(), dba))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to restore generator \"%s\"", name),
+			 errdetail("Its column counter_database names the lease store's counters of database \"%s\"; only a superuser, or a member of that database's owner role, restores a generator that draws from another database's counter.",
+					   counter),
+			 errhint("Restore it as a superuser, or define the generator in this database with cosid_define().")));
+}
+
+/*
  * A row of cosid.generator written by a role other than cosid and a
  * superuser: the database's owner restoring a dump.  It must be a generator
  * that role could have defined, with what cosid_define would have checked:
@@ -1097,6 +1133,7 @@ check_restored_generator(Relation rel, HeapTuple tup)
 		check_identity_owner(&def, "generator");
 		cosid_gen_check_define(&def);
 	}
+	check_counter_database(tup, desc, name);
 	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 
 	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
