@@ -1124,21 +1124,38 @@ find_tombstone(const CosidGenKey *key)
 	return -1;
 }
 
+static int
+int_cmp(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The least recently used entry of the database holding the most entries,
  * when this database holds fewer than its share of them (every entry in
- * use, lock held), else -1.  The share: cosid.max_generators over the
- * databases holding entries, this one included.  *mine: this database's.
+ * use, lock held), else -1.  The share is a max-min fair one: the
+ * databases holding entries, this one with one more, get what they hold up
+ * to a level, and the level is what cosid.max_generators leaves over those
+ * below it, split evenly.  A database that holds few entries (one issuing
+ * now and then: a role of another database may issue with its generators)
+ * leaves the rest to the others, so it never shrinks a share by more than
+ * it holds.  *mine: this database's; *share: the level.
  */
 static int
 unfair_entry(int *mine, int *share)
 {
 	Oid		   *dbs = palloc(sizeof(Oid) * (cosid_max_generators + 1));
 	int		   *held = palloc0(sizeof(int) * (cosid_max_generators + 1));
+	int		   *wants = palloc(sizeof(int) * (cosid_max_generators + 1));
 	int			ndbs = 0;
 	int			top = -1;
 	int			victim = -1;
 	int64		victim_used = PG_INT64_MAX;
+	int			left = cosid_max_generators;
+	int			level = cosid_max_generators;
 
 	dbs[ndbs++] = MyDatabaseId;
 	for (int i = 0; i < cosid_max_generators; i++)
@@ -1153,8 +1170,21 @@ unfair_entry(int *mine, int *share)
 		held[j]++;
 	}
 	*mine = held[0];
-	*share = cosid_max_generators / ndbs;
-	if (held[0] >= *share)
+	for (int j = 0; j < ndbs; j++)
+		wants[j] = held[j] + (j == 0 ? 1 : 0);
+	qsort(wants, ndbs, sizeof(int), int_cmp);
+	for (int j = 0; j < ndbs; j++)
+	{
+		if (wants[j] > left / (ndbs - j))
+		{
+			level = left / (ndbs - j);
+			break;
+		}
+		left -= wants[j];
+	}
+	*share = level;
+	pfree(wants);
+	if (held[0] >= level)
 	{
 		pfree(dbs);
 		pfree(held);
