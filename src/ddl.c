@@ -1251,7 +1251,8 @@ cosid_give_identities(PG_FUNCTION_ARGS)
 		"AND strategy OPERATOR(pg_catalog.<>) 'segment' ORDER BY name",
 		"SELECT name, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits "
 		"FROM cosid.generator_history WHERE identity OPERATOR(pg_catalog.=) 0 "
-		"AND strategy IN ('snowflake', 'cosid80') AND epoch_ms IS NOT NULL AND unit_ms IS NOT NULL "
+		"AND (strategy OPERATOR(pg_catalog.=) 'snowflake' OR strategy OPERATOR(pg_catalog.=) 'cosid80') "
+		"AND epoch_ms IS NOT NULL AND unit_ms IS NOT NULL "
 		"AND time_bits IS NOT NULL AND node_bits IS NOT NULL AND seq_bits IS NOT NULL "
 		"AND uncertainty_bits IS NOT NULL ORDER BY name"};
 	static const char *const writes[2] = {
