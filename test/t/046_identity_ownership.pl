@@ -15,7 +15,8 @@
 #  3. A restored row with identity 0 of a name that alice's database at 1.2
 #     issued with (1.3: accepted, and the two shared identity 0's state).
 #     The update to 1.4 gave alice's generator an identity of its own, whose
-#     ids continue above all identity 0 issued; mallory's row is refused.
+#     ids continue above all identity 0 issued, and a copy of her database
+#     still at 1.2 issues with it too; mallory's row is refused.
 #  4. A row whose layout is not its identity's, restored by alice herself
 #     (who may copy her identities) into another database of hers, as a
 #     generator row or a history row, and a history row written by a
@@ -130,6 +131,8 @@ as('alice', 'dl', q{
 	CREATE TABLE ids (phase text, id bigint);
 	INSERT INTO ids SELECT 'at 1.2', cosid_next_many('legacy', 5000);
 });
+# a copy made before the update, which stays at 1.2
+$node->safe_psql('postgres', 'CREATE DATABASE dl_copy TEMPLATE dl OWNER alice');
 $node->safe_psql('dl', q{ALTER EXTENSION cosid UPDATE});
 is($node->safe_psql('dl', q{SELECT extversion FROM pg_extension WHERE extname = 'cosid'}), '1.4',
 	'dl is at 1.4');
@@ -138,6 +141,13 @@ isnt($legacy, '0', 'the update gave identity 0\'s generator an identity of its o
 as('alice', 'dl', q{INSERT INTO ids SELECT 'at 1.4', cosid_next_many('legacy', 5000)});
 is($node->safe_psql('dl', q{SELECT min(id) FILTER (WHERE phase = 'at 1.4') > max(id) FILTER (WHERE phase = 'at 1.2'),
 		count(DISTINCT id) FROM ids}), 't|10000', '... whose ids continue above every id identity 0 issued');
+as('alice', 'dl_copy', q{INSERT INTO ids SELECT 'copy', cosid_next_many('legacy', 3000)});
+is($node->safe_psql('dl', q{SELECT issued FROM cosid.generator_stats WHERE name = 'legacy'}), '8000',
+	'the copy still at 1.2 (identity 0) issues with the identity dl got: one entry, 5,000 + 3,000 ids');
+my $copy_ids = as('alice', 'dl_copy', q{SELECT string_agg(id::text, ',') FROM ids WHERE phase = 'copy'});
+as('alice', 'dl', qq{INSERT INTO ids SELECT 'copy', unnest(string_to_array('$copy_ids', ',')::bigint[])});
+is($node->safe_psql('dl', q{SELECT count(*), count(DISTINCT id) FROM ids}), '13000|13000',
+	'... and none of its ids is one dl issued');
 ($state, $msg, $err) = as_error('mallory', 'dm', qq{
 	INSERT INTO cosid.generator (name, strategy, config, owner, $layout_cols)
 	SELECT 'legacy', 'snowflake', '{"strategy":"snowflake"}', 'mallory', } . join(', ', split /\|/,
@@ -146,7 +156,7 @@ is($state, '42501', "mallory: a generator row with identity 0 of 'legacy' is ref
 like($err // '', qr/Identity 0 of generator "legacy" belongs to database "dl"/, '... it is dl\'s');
 $node->restart;
 as('alice', 'dl', q{INSERT INTO ids SELECT 'restarted', cosid_next_many('legacy', 5000)});
-is($node->safe_psql('dl', q{SELECT count(*), count(DISTINCT id) FROM ids}), '15000|15000',
+is($node->safe_psql('dl', q{SELECT count(*), count(DISTINCT id) FROM ids}), '18000|18000',
 	'dl: no id twice, also after a restart');
 
 # ---- 4. a layout that is not the identity's, by alice herself
