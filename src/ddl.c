@@ -60,6 +60,9 @@ PG_FUNCTION_INFO_V1(cosid_give_identities);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
+static bool may_take_identity(const CosidGenDef *def, Oid db);
+static void identity_owner_error(const CosidGenDef *def, Oid db, const char *table);
+
 static void
 layout_values(const CosidGenDef *def, Datum *values, char *nulls)
 {
@@ -596,6 +599,21 @@ cosid_define(PG_FUNCTION_ARGS)
 		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
 
 		def.identity = 0;
+		strlcpy(def.name, name, NAMEDATALEN);
+
+		/*
+		 * Once the update gave identity 0 of this name and layout an
+		 * identity in another database, a generator of identity 0 issues
+		 * with that one (the other database's copies not yet updated do):
+		 * only a role that may copy that database's identity defines one.
+		 */
+		if (cosid_gen_zero_led_on(&def))
+		{
+			Oid			db = cosid_gen_identity_owner(&def);
+
+			if (OidIsValid(db) && db != MyDatabaseId && !may_take_identity(&def, db))
+				identity_owner_error(&def, db, NULL);
+		}
 		cosid_gen_define_name(&def, had ? &old : NULL, 0);
 	}
 
@@ -983,6 +1001,62 @@ database_owner(Oid dbid)
 }
 
 /*
+ * Whether the current role may give this database the identity of def,
+ * which belongs to database db: as a superuser, or as a member of the
+ * owner role of db or of another database that holds the identity (a copy
+ * of db that defined the name again, or a database whose 1.2 generators
+ * the update gave the identity their name's identity 0 led to: tenants
+ * copied from one template before 1.3 share their names' identities).
+ */
+static bool
+may_take_identity(const CosidGenDef *def, Oid db)
+{
+	Oid			dba = database_owner(db);
+	Oid		   *dbs;
+	int			n;
+
+	if (superuser() || !OidIsValid(dba) || has_privs_of_role(GetUserId(), dba))
+		return true;
+	/* identity 0 is held by every 1.2 database that defined the name: its owner's only */
+	if (def->identity == 0)
+		return false;
+	n = cosid_gen_identity_holders(def, &dbs);
+	for (int i = 0; i < n; i++)
+	{
+		Oid			holder = dbs[i] == MyDatabaseId ? InvalidOid : database_owner(dbs[i]);
+
+		if (dbs[i] == MyDatabaseId || (OidIsValid(holder) && has_privs_of_role(GetUserId(), holder)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * 42501 for taking identity def->identity of database db into this one: a
+ * restored row of table (NULL: cosid_define).
+ */
+static void
+identity_owner_error(const CosidGenDef *def, Oid db, const char *table)
+{
+	Oid			dba = database_owner(db);
+	const char *dbname = get_database_name(db);
+	const char *role = OidIsValid(dba) ? GetUserNameFromId(dba, true) : NULL;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 table ?
+			 errmsg("permission denied to restore a row of table cosid.%s for generator \"%s\"",
+					table, def->name) :
+			 errmsg("permission denied to define generator \"%s\"", def->name),
+			 errdetail("Identity " INT64_FORMAT " of generator \"%s\" belongs to database \"%s\" on this server; a generator of this database that had it would share or disturb that database's generator.",
+					   def->identity, def->name, dbname ? dbname : "?"),
+			 table ?
+			 errhint("Copy database \"%s\" as a superuser or as a member of its owner role %s, or define the generator in this database with cosid_define().",
+					 dbname ? dbname : "?", role ? role : "?") :
+			 errhint("Update cosid in this database (ALTER EXTENSION cosid UPDATE, as a superuser): its generators then get identities of their own.")));
+}
+
+/*
  * A restored row (of cosid.generator or cosid.generator_history) with a
  * time-based identity: the identity belongs to the database that first
  * defined it or issued with it on this server (identity 0 too, per name),
@@ -995,23 +1069,10 @@ static void
 check_identity_owner(const CosidGenDef *def, const char *table)
 {
 	Oid			db = cosid_gen_identity_owner(def);
-	Oid			dba;
-	const char *dbname;
 
-	if (!OidIsValid(db) || db == MyDatabaseId || superuser())
+	if (!OidIsValid(db) || db == MyDatabaseId || may_take_identity(def, db))
 		return;
-	dba = database_owner(db);
-	if (!OidIsValid(dba) || has_privs_of_role(GetUserId(), dba))
-		return;
-	dbname = get_database_name(db);
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("permission denied to restore a row of table cosid.%s for generator \"%s\"",
-					table, def->name),
-			 errdetail("Identity " INT64_FORMAT " of generator \"%s\" belongs to database \"%s\" on this server; a row that names it would share or disturb that database's generator.",
-					   def->identity, def->name, dbname ? dbname : "?"),
-			 errhint("Copy database \"%s\" as a superuser or as a member of its owner role %s, or define the generator in this database with cosid_define().",
-					 dbname ? dbname : "?", GetUserNameFromId(dba, true) ? GetUserNameFromId(dba, true) : "?")));
+	identity_owner_error(def, db, table);
 }
 
 /*

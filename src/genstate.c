@@ -1466,6 +1466,49 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	return e;
 }
 
+bool
+cosid_gen_zero_led_on(const CosidGenDef *def)
+{
+	Names		n;
+	NameRecord *rec;
+	bool		led;
+
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return false;
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	rec = names_find(&n, NAME_LAYOUT, def);
+	led = rec != NULL && rec->successor != 0 && record_same_layout(rec, def);
+	LWLockRelease(names_lock);
+	return led;
+}
+
+int
+cosid_gen_identity_holders(const CosidGenDef *def, Oid **dbs)
+{
+	Names		n;
+	int			count = 0;
+
+	*dbs = NULL;
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return 0;
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	for (int i = 0; i < n.nall; i++)
+	{
+		NameRecord *r = &n.all[i];
+
+		if (r->kind != NAME_OF_DB || r->ident != def->identity || r->forgotten ||
+			strncmp(r->name, def->name, NAMEDATALEN) != 0 || !names_live(&n, i))
+			continue;
+		if (*dbs == NULL)
+			*dbs = palloc(sizeof(Oid) * n.nall);
+		(*dbs)[count++] = r->db;
+	}
+	LWLockRelease(names_lock);
+	return count;
+}
+
 int64
 cosid_gen_give_identity(const CosidGenDef *def, int64 fresh_identity)
 {

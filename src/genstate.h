@@ -149,6 +149,21 @@ extern void cosid_gen_check_define(const CosidGenDef *def);
 extern Oid	cosid_gen_identity_owner(const CosidGenDef *def);
 
 /*
+ * Whether identity 0 of def's name and layout leads to the identity the
+ * update gave it in a database (a generator of identity 0, def, then issues
+ * with that one).
+ */
+extern bool cosid_gen_zero_led_on(const CosidGenDef *def);
+
+/*
+ * The databases whose name def->name has def's identity on this server
+ * (pg_cosid/names' record of the name in each: the ones that defined it,
+ * issued with it first, or were given it by the update), in *dbs
+ * (palloc'd); returns how many.
+ */
+extern int	cosid_gen_identity_holders(const CosidGenDef *def, Oid **dbs);
+
+/*
  * The update to 1.4: the identity a generator of identity 0 (1.2's, def
  * with its layout) takes: fresh_identity, recorded as this database's with
  * a floor above every id identity 0 of its name may have issued, or the

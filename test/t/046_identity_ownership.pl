@@ -16,7 +16,10 @@
 #     issued with (1.3: accepted, and the two shared identity 0's state).
 #     The update to 1.4 gave alice's generator an identity of its own, whose
 #     ids continue above all identity 0 issued, and a copy of her database
-#     still at 1.2 issues with it too; mallory's row is refused.
+#     still at 1.2 issues with it too; mallory's row is refused, and so is
+#     his definition of that name in a database of his still at 1.2.  Two
+#     tenants copied from one 1.2 template share their identity after the
+#     update, and each tenant's owner may restore it.
 #  4. A row whose layout is not its identity's, restored by alice herself
 #     (who may copy her identities) into another database of hers, as a
 #     generator row or a history row, and a history row written by a
@@ -154,6 +157,29 @@ is($node->safe_psql('dl', q{SELECT count(*), count(DISTINCT id) FROM ids}), '130
 		$node->safe_psql('dl', "SELECT $layout_cols FROM cosid.generator WHERE name = 'legacy'")));
 is($state, '42501', "mallory: a generator row with identity 0 of 'legacy' is refused (42501)") or diag($err);
 like($err // '', qr/Identity 0 of generator "legacy" belongs to database "dl"/, '... it is dl\'s');
+# mallory's database still at 1.2 defines 'legacy' with its layout: its
+# identity 0 would issue with dl's identity
+$node->safe_psql('postgres', 'CREATE DATABASE dm12 OWNER mallory');
+$node->safe_psql('dm12', q{CREATE EXTENSION cosid VERSION '1.2'});
+($state, $msg, $err) = as_error('mallory', 'dm12', q{SELECT cosid_define('legacy', '{"strategy":"snowflake"}')});
+is($state, '42501', "mallory: defining 'legacy' in a database still at 1.2 is refused (42501)") or diag($err);
+like($err // '', qr/HINT:  Update cosid in this database/, '... with a hint to update it');
+# tenants copied from one template at 1.2 (one identity 0), updated one
+# after the other: one identity, and each owner restores it
+$node->safe_psql('postgres', 'CREATE DATABASE dtpl');
+$node->safe_psql('dtpl', q{CREATE EXTENSION cosid VERSION '1.2'; SELECT cosid_define('tg', '{"strategy":"snowflake"}'); SELECT cosid_next('tg')});
+$node->safe_psql('postgres', 'CREATE DATABASE dt1 TEMPLATE dtpl OWNER alice');
+$node->safe_psql('postgres', 'CREATE DATABASE dt2 TEMPLATE dtpl OWNER victor');
+$node->safe_psql($_, 'ALTER EXTENSION cosid UPDATE') for qw(dt1 dt2);
+my $tg = $node->safe_psql('dt1', q{SELECT identity FROM cosid.generator WHERE name = 'tg'});
+is($node->safe_psql('dt2', q{SELECT identity FROM cosid.generator WHERE name = 'tg'}), $tg,
+	'two copies of a 1.2 template, updated one after the other, get one identity');
+($state, $msg, $err) = as_error('victor', 'dv', qq{
+	INSERT INTO cosid.generator (name, strategy, config, owner, $layout_cols, identity)
+	SELECT 'tg', 'snowflake', '{"strategy":"snowflake"}', 'victor', } . join(', ', split /\|/,
+		$node->safe_psql('dt2', "SELECT $layout_cols FROM cosid.generator WHERE name = 'tg'")) . qq{, $tg});
+ok(!defined $state, "victor, dt2's owner, restores its 'tg' into dv (its identity is dt1's first)") or diag($err);
+$node->safe_psql('dv', q{DELETE FROM cosid.generator WHERE name = 'tg'});
 $node->restart;
 as('alice', 'dl', q{INSERT INTO ids SELECT 'restarted', cosid_next_many('legacy', 5000)});
 is($node->safe_psql('dl', q{SELECT count(*), count(DISTINCT id) FROM ids}), '18000|18000',
