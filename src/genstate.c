@@ -47,9 +47,19 @@
  *   superseded, with at most 4 x cosid.max_generators names and
  *   cosid.max_generators changed layouts per database (and 1.2's records,
  *   one per name, as identity 0).
+ * - An identity belongs to a database (1.4): the first that defined it or
+ *   issued with it on this server (owner_db of its first record in the
+ *   log), identity 0 per name.  ddl.c refuses a restored row of another
+ *   database's identity unless a role that may copy that database restores
+ *   it; every identity has a record of its layout (identity_record), so a
+ *   row of another layout is refused also when the layout never changed.
+ *   The update to 1.4 gives identity 0's generators identities of their
+ *   own (cosid_gen_give_identity), and identity 0 of the name leads to it
+ *   (successor) in databases not yet updated.
  * - Fair shares: when every entry is taken, a database holding fewer than
- *   its share (cosid.max_generators over the databases holding entries)
- *   takes the least recently used entry of the database holding the most.
+ *   its share (max-min fair over the databases holding entries: see
+ *   unfair_entry) takes the least recently used entry of the database
+ *   holding the most.
  */
 #include "genstate.h"
 #include "slot.h"

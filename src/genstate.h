@@ -25,8 +25,9 @@
  * starts above it); retired_ms is the end of the last unit issued by a
  * tombstone whose entry went to another generator (atomic max), below
  * which no new entry starts.  A database holds at most its fair share of
- * the entries when others need them (cosid.max_generators divided by the
- * databases holding entries).
+ * the entries when others need them (max-min fair: databases holding few
+ * leave the rest to the others).  pg_cosid/names also records the
+ * database each identity belongs to (1.4).
  *
  * Owns: the entries, their hash, retired_ms and pg_cosid/names.  Must not:
  * read the catalog (callers hand it a parsed definition) or issue ids
