@@ -67,3 +67,23 @@ COMMENT ON FUNCTION cosid.citus_changed() IS 'trigger on cosid.citus_generator a
 -- 1.3's comment on cosid_alter named the keys of time-based generators only
 -- (cosid--1.4.sql has the new one at the function)
 COMMENT ON FUNCTION cosid_alter(text, jsonb) IS 'change the given keys of a generator (time-based: codec, clock-regression, seq-reset-threshold, int; segment: step, reserve, codec, int); null resets a key';
+
+-- Identities belong to a database (1.4)
+-- A time-based generator's identity belongs to the database that first
+-- defined it or issued with it on this server (pg_cosid/names keeps which);
+-- another database gets it only through a copy made by a superuser or a
+-- member of that database's owner role.  cosid.restore_check() checks the
+-- rows of cosid.generator_history too.  Every generator of identity 0
+-- (defined before 1.3), and every dropped one in the history, gets an
+-- identity of its own, with a floor above what identity 0 of its name
+-- issued on this server, once.
+-------------------------------------------------------------------------------
+
+CREATE TRIGGER generator_history_restore_check
+	BEFORE INSERT ON cosid.generator_history
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+
+CREATE FUNCTION cosid.give_identities() RETURNS integer
+	AS 'MODULE_PATHNAME', 'cosid_give_identities' LANGUAGE C VOLATILE STRICT;
+SELECT cosid.give_identities();
+DROP FUNCTION cosid.give_identities();

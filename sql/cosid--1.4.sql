@@ -1355,3 +1355,16 @@ COMMENT ON FUNCTION text_ulid_ge(text, ulid) IS 'text >= ulid, the text read as 
 -- trigger functions of schema cosid
 COMMENT ON FUNCTION cosid.catalog_changed() IS 'trigger on cosid.generator: after any change (a restore too), every backend reads the generators again once the transaction commits';
 COMMENT ON FUNCTION cosid.citus_changed() IS 'trigger on cosid.citus_generator and its Citus placements: after a change, the node''s backends read their generators again once it commits';
+
+-- Identities belong to a database (1.4)
+-- A time-based generator's identity belongs to the database that first
+-- defined it or issued with it on this server (pg_cosid/names keeps which);
+-- another database gets it only through a copy made by a superuser or a
+-- member of that database's owner role.  cosid.restore_check() checks the
+-- rows of cosid.generator_history too: a dropped time-based name's row
+-- (its identity and layout) is taken by cosid_define as the name's.
+-------------------------------------------------------------------------------
+
+CREATE TRIGGER generator_history_restore_check
+	BEFORE INSERT ON cosid.generator_history
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
