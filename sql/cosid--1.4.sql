@@ -1390,11 +1390,11 @@ BEGIN
 	IF EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = current_user AND r.rolsuper) THEN
 		RETURN;
 	END IF;
-	FOR o IN SELECT c.object_type, c.object_identity, c.command_tag
+	FOR o IN SELECT pg_catalog.pg_describe_object(c.classid, c.objid, c.objsubid) AS object, c.command_tag
 			 FROM pg_catalog.pg_event_trigger_ddl_commands() c
 			 WHERE c.schema_name = 'cosid' AND c.object_type <> 'sequence'
 	LOOP
-		RAISE EXCEPTION 'only a superuser may create or alter % % in schema cosid', o.object_type, o.object_identity
+		RAISE EXCEPTION 'only a superuser may create or alter % in schema cosid', o.object
 			USING ERRCODE = 'insufficient_privilege',
 				  DETAIL = pg_catalog.format('Role %s ran %s. Schema cosid holds the functions the servers of a lease store call: an object of another role there could answer for them.',
 											 pg_catalog.quote_ident(current_user), o.command_tag),
