@@ -774,7 +774,8 @@ BEGIN
 	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
 	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
 	ORDER BY e.slot LIMIT 1;
-	IF NOT FOUND THEN
+	own := FOUND;
+	IF NOT own THEN
 		SELECT c.s::integer AS slot, e.window_end INTO l
 		FROM (SELECT 0::bigint AS s
 			  UNION
@@ -1460,8 +1461,10 @@ CREATE TRIGGER segment_counter_grant_check
 	FOR EACH ROW EXECUTE FUNCTION cosid.store_settings_check();
 
 -- lease_acquire: as in 1.3, and a TTL beyond the namespace's largest is
--- refused; the window end a new holder is given, and the one recorded, are
--- at most the largest TTL past the store's clock.
+-- refused; the window end a new holder of a slot is given, and the one
+-- recorded, are at most the largest TTL past the store's clock (an instance
+-- that takes its own live lease again keeps its end: it waits for no one
+-- but itself).
 CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
@@ -1472,6 +1475,7 @@ DECLARE
 	l record;
 	ttl_limit interval;
 	cap_ms bigint;
+	own boolean;
 BEGIN
 	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
 		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
@@ -1505,7 +1509,8 @@ BEGIN
 	-- window end) the store answered for survives its crash, and with a
 	-- synchronous standby its failover
 	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	-- no holder waits longer than the largest TTL, whatever was recorded
+	-- a new holder waits at most the largest TTL, whatever was recorded (an
+	-- instance taking its own live lease again keeps its own end)
 	cap_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp() + ttl_limit) * 1000)::bigint;
 	SELECT e.slot, e.window_end INTO l FROM cosid.lease e
 	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
@@ -1541,7 +1546,7 @@ BEGIN
 			session_user)
 	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
 		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
-			window_end = LEAST(e.window_end, cap_ms),
+			window_end = CASE WHEN own THEN e.window_end ELSE LEAST(e.window_end, cap_ms) END,
 			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
 									OR e.holder IS DISTINCT FROM EXCLUDED.holder
 							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,

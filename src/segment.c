@@ -296,8 +296,9 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			if (store_conn == NULL && untrusted)
 				ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("segment generator \"%s\" refuses the lease store", c->def.name),
-						 errdetail("%s. %s", err, COSID_STORE_UNTRUSTED_DETAIL),
+						 errmsg("segment generator \"%s\" refuses the lease store: %s",
+								c->def.name, err),
+						 errdetail(COSID_STORE_UNTRUSTED_DETAIL),
 						 errhint(COSID_STORE_UNTRUSTED_HINT)));
 			if (store_conn == NULL)
 				return false;

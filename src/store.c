@@ -173,7 +173,7 @@ store_trust(PGconn *conn, char *err, size_t errlen, bool *untrusted)
 	if (n > 0)
 	{
 		snprintf(err, errlen,
-				 "the lease store is not trusted: %s %s is owned by role %s, which is not a superuser%s",
+				 "the lease store's %s %s is owned by role %s, which is not a superuser%s",
 				 PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), PQgetvalue(res, 0, 2),
 				 n > 1 ? " (and so are more cosid objects there)" : "");
 		PQclear(res);
