@@ -1423,6 +1423,7 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION cosid.store_settings_check() FROM PUBLIC;
+COMMENT ON FUNCTION cosid.store_settings_check() IS 'refuses a row of the lease store''s settings (largest TTLs, counter grants) from a role that is not a superuser';
 
 -- The largest TTL of a namespace: a lease, a renewal (and the window end it
 -- records) is refused beyond it, and a new holder is never asked to wait
