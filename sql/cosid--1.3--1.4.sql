@@ -166,7 +166,9 @@ CREATE TABLE cosid.segment_counter_grant (
 COMMENT ON TABLE cosid.segment_counter_grant IS 'store roles that may use a shared counter another store role created: only superusers write it';
 SELECT pg_catalog.pg_extension_config_dump('cosid.segment_counter_grant', '');
 REVOKE ALL ON cosid.segment_counter_grant FROM PUBLIC;
-GRANT SELECT ON cosid.segment_counter_grant TO PUBLIC;
+-- store roles' names, as cosid.segment_counter.store_role: pg_dump by the
+-- database's owner reads them, PUBLIC does not
+GRANT SELECT ON cosid.segment_counter_grant TO pg_database_owner;
 GRANT INSERT ON cosid.segment_counter_grant TO pg_database_owner;
 CREATE TRIGGER segment_counter_grant_check
 	BEFORE INSERT OR UPDATE ON cosid.segment_counter_grant

@@ -346,7 +346,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
 								c->def.name),
 						 errdetail("%s", err),
-						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner through store roles that share it.")));
+						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner, through the store role that created it and those a superuser of the lease store granted it to (cosid.segment_counter_grant).")));
 			return false;
 		}
 		/*

@@ -5,7 +5,7 @@
 -- security, who a counter belongs to (database name, owner, store role).
 -- Namespaces 's', 't' and 's_role'; all undone by the ROLLBACK.
 BEGIN;
-SELECT plan(81);
+SELECT plan(82);
 
 -- a statement run as another role: its first value, or 'SQLSTATE: message'
 CREATE FUNCTION pg_temp.as_role(r text, q text) RETURNS text LANGUAGE plpgsql AS $f$
@@ -279,6 +279,8 @@ SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
 	  AND has_column_privilege('cosid_segment_nobody', 'cosid.segment_counter'::regclass, attnum, 'SELECT')),
 	ARRAY['namespace', 'name', 'last_number', 'fetches', 'updated_at', 'database'],
 	'PUBLIC reads every column but owner and store_role');
+SELECT is(pg_temp.as_role('cosid_segment_nobody', $$SELECT count(*)::text FROM cosid.segment_counter_grant$$),
+	'42501: permission denied for table segment_counter_grant', 'nor the grants, which name store roles (1.4)');
 
 -- ---- the caller's search_path and objects do not reach it
 CREATE SCHEMA segment_hostile;

@@ -1,5 +1,5 @@
-# The lease store trusts only superusers (issue 28, items 1, 4 and 5 of the
-# attacks; items 1 and 4 of what to build).  Each attack below worked on 1.3:
+# The lease store trusts only superusers (issue 28: attacks 1 and 5, and
+# items 1 and 4 of what to build).  Each attack below worked on 1.3:
 #  1. the store database's owner (not a superuser; 1.3 granted it CREATE on
 #     schema cosid) creates cosid.lease_acquire(text, text, text, text)
 #     answering slot 0: servers called cosid.lease_acquire($1, $2, $3, $4)
