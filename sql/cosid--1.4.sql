@@ -774,8 +774,7 @@ BEGIN
 	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
 	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
 	ORDER BY e.slot LIMIT 1;
-	own := FOUND;
-	IF NOT own THEN
+	IF NOT FOUND THEN
 		SELECT c.s::integer AS slot, e.window_end INTO l
 		FROM (SELECT 0::bigint AS s
 			  UNION
@@ -1520,7 +1519,8 @@ BEGIN
 	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
 	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
 	ORDER BY e.slot LIMIT 1;
-	IF NOT FOUND THEN
+	own := FOUND;
+	IF NOT own THEN
 		SELECT c.s::integer AS slot, e.window_end INTO l
 		FROM (SELECT 0::bigint AS s
 			  UNION
