@@ -56,6 +56,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_sequence.h"
+#include "catalog/pg_type_d.h"
 #include "commands/dbcommands.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
@@ -326,6 +327,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	char		start_s[32];
 	char		count_s[16];
 	const char *params[7];
+	static const Oid types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT4OID};
 
 	/*
 	 * The counter is named by the namespace, the database's name when the
@@ -367,6 +369,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	{
 		bool		fresh = false;
 		char		sqlstate[6];
+		bool		untrusted;
 		PGresult   *res;
 
 		/* a broken connection, or one to a store the setting no longer names */
@@ -376,7 +379,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_disconnect();
 		if (store_conn == NULL)
 		{
-			store_conn = cosid_store_connect(cosid_lease_store, err, errlen);
+			store_conn = cosid_store_connect(cosid_lease_store, err, errlen, &untrusted);
+			if (store_conn == NULL && untrusted)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("segment generator \"%s\" refuses the lease store: %s",
+								c->def.name, err),
+						 errdetail(COSID_STORE_UNTRUSTED_DETAIL),
+						 errhint(COSID_STORE_UNTRUSTED_HINT)));
 			if (store_conn == NULL)
 				return false;
 			fresh = true;
@@ -385,8 +395,10 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_conninfo = MemoryContextStrdup(TopMemoryContext, cosid_lease_store);
 		}
 		res = cosid_store_run(store_conn,
-							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5, $6, $7)",
-							  7, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
+							  "SELECT first, last FROM cosid.segment_acquire($1::pg_catalog.text, "
+							  "$2::pg_catalog.text, $3::pg_catalog.text, $4::pg_catalog.text, "
+							  "$5::pg_catalog.int8, $6::pg_catalog.int8, $7::pg_catalog.int4)",
+							  7, types, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
 		if (res != NULL)
 		{
 			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
@@ -421,7 +433,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
 								c->def.name),
 						 errdetail("%s", err),
-						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner through store roles that share it.")));
+						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner, through the store role that created it and those a superuser of the lease store granted it to (cosid.segment_counter_grant).")));
 			return false;
 		}
 		/*
