@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
-# Checks that ARCHITECTURE.md's module graph is the one the sources have.
+# Checks that ARCHITECTURE.md's module graph is the one the sources have,
+# at the #include level and at link level, and that every symbol cosid
+# exports is prefixed.
 #
-#   scripts/check_architecture.sh [REPO]
+#   scripts/check_architecture.sh [REPO [OBJDIR]]
 #
 # The graph is the fenced block of ARCHITECTURE.md whose info string is
 # "modules": one line per module of src/ (a file's name without .c or .h),
-# "module -> the modules it includes", a "#" starting a comment.  The
-# sources' graph is derived from the #include "x.h" lines of src/*.c and
-# src/*.h, where src/x.h exists: module a includes module b when a.c or a.h
-# has #include "b.h".  Left out of both, as ARCHITECTURE.md says, are the
+# "module -> the modules it uses", a "#" starting a comment.  The sources'
+# graph has an edge a -> b when a.c or a.h has #include "b.h" (where src/b.h
+# exists), and, with OBJDIR (the directory of a build's src/*.o, e.g.
+# build/pg15/src, which scripts/test.sh passes), when a.o uses a symbol that
+# b.o defines (nm): so a module that calls another through a header of a
+# third is seen.  Left out of both, as ARCHITECTURE.md says, are the
 # modules below everything: util and compat (checked to include no module of
 # src/ but each other) and src/core/ (checked to include nothing outside itself:
 # it is plain C without PostgreSQL).
 #
+# With OBJDIR it also checks that every symbol the objects define for the
+# linker (src/*.o, src/core/*.o) starts with cosid_, so that none clashes
+# with another library loaded into the same backend; the only others are
+# PostgreSQL's entry points (_PG_init, Pg_magic_func, pg_finfo_*) and the SQL
+# functions whose C names the released scripts (sql/cosid--1.0.sql to 1.3's)
+# fixed: a server running those scripts' functions needs those symbols.
+#
 # Fails (exit 1) naming every edge that is in one graph and not the other,
 # every module of src/ the graph does not list, every line it cannot read,
-# and a cycle among the sources' modules; prints "architecture: N modules, N edges, as ARCHITECTURE.md says"
-# otherwise.  test.sh runs it as the suite "architecture".
+# a cycle among the sources' modules (includes and links together), and a
+# symbol without the prefix; prints "architecture: N modules, N edges, as
+# ARCHITECTURE.md says" otherwise.  test.sh runs it as the suite
+# "architecture".
 set -uo pipefail
 
 REPO=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+OBJDIR=${2:-}
 DOC=$REPO/ARCHITECTURE.md
 SRC=$REPO/src
 BOTTOM=" util compat "
@@ -53,9 +67,39 @@ code_edges() {
 	done | sort -u
 }
 
-# The document's edges, "a b" per line; the modules it lists into $WORK/listed.
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# The link-level edges, "a b" per line: a.o uses a symbol b.o defines.
+link_edges() {
+	local o m
+	for o in "$OBJDIR"/*.o; do
+		m=$(basename "$o" .o)
+		nm -g --defined-only "$o" | awk -v m="$m" 'NF == 3 && $2 ~ /[TDBRCV]/ { print $3, m }'
+	done | sort -k1,1 >"$WORK/defined"
+	for o in "$OBJDIR"/*.o; do
+		m=$(basename "$o" .o)
+		nm -u "$o" | awk -v m="$m" '{ print $NF, m }'
+	done | sort -k1,1 >"$WORK/used"
+	join "$WORK/used" "$WORK/defined" | awk '$2 != $3 { print $2, $3 }' | sort -u
+}
+
+# The exported symbols without the prefix that may not have it.
+unprefixed_symbols() {
+	local sym
+	nm -g --defined-only "$OBJDIR"/*.o "$OBJDIR"/core/*.o | awk 'NF == 3 && $2 ~ /[TDBRCV]/ { print $3 }' | sort -u >"$WORK/exported"
+	while read -r sym; do
+		case "$sym" in cosid_* | _PG_init | Pg_magic_func | pg_finfo_*) continue ;; esac
+		# an SQL function of a released script, which names it (or is named so)
+		if grep -qx "pg_finfo_$sym" "$WORK/exported" &&
+			grep -qw "$sym" "$REPO"/sql/cosid--1.[0-3].sql "$REPO"/sql/cosid--1.[0-2]--1.[1-3].sql; then
+			continue
+		fi
+		echo "$sym"
+	done <"$WORK/exported"
+}
+
+# The document's edges, "a b" per line; the modules it lists into $WORK/listed.
 awk -v doc="$DOC" -v listed="$WORK/listed" -v bad="$WORK/bad" '
 	/^```modules[[:space:]]*$/ { inside = 1; found = 1; next }
 	inside && /^```/ { inside = 0; next }
@@ -85,7 +129,22 @@ awk -v doc="$DOC" -v listed="$WORK/listed" -v bad="$WORK/bad" '
 touch "$WORK/listed" "$WORK/bad"
 while read -r line; do problem "$line"; done <"$WORK/bad"
 
-code_edges | awk -v bottom="$BOTTOM" '{ if (index(bottom, " " $2 " ") == 0) print }' >"$WORK/code"
+{
+	code_edges
+	if [ -n "$OBJDIR" ]; then
+		if ! ls "$OBJDIR"/*.o >/dev/null 2>&1; then
+			problem "no objects in $OBJDIR: build cosid first (scripts/pg.sh install)"
+		else
+			link_edges | tee "$WORK/link"
+		fi
+	fi
+} | sort -u | awk -v bottom="$BOTTOM" '{ if (index(bottom, " " $1 " ") == 0 && index(bottom, " " $2 " ") == 0) print }' >"$WORK/code"
+touch "$WORK/link"
+if [ -n "$OBJDIR" ] && ls "$OBJDIR"/*.o >/dev/null 2>&1; then
+	while read -r sym; do
+		problem "the symbol $sym of cosid.so lacks the prefix cosid_ (it can clash with another library in the same backend): rename it, or make it static"
+	done < <(unprefixed_symbols)
+fi
 
 # util and compat: below everything.
 code_edges | while read -r a b; do
@@ -115,19 +174,23 @@ done <"$WORK/doc"
 
 # No cycle (ARCHITECTURE.md says there is none): tsort names the modules of a loop.
 if ! tsort "$WORK/code" >/dev/null 2>"$WORK/loop"; then
-	problem "src/'s modules include each other in a cycle: $(sed -nE 's/^tsort: //p' "$WORK/loop" | grep -v 'input contains a loop' | sort -u | tr '\n' ' ')"
+	problem "src/'s modules use each other in a cycle: $(sed -nE 's/^tsort: //p' "$WORK/loop" | grep -v 'input contains a loop' | sort -u | tr '\n' ' ')"
 fi
 
 # The edges.
 while read -r a b; do
-	problem "src/$a includes $b.h, but ARCHITECTURE.md's graph has no edge $a -> $b: add it (or drop the include)"
+	if grep -qx "$a $b" "$WORK/link"; then
+		problem "src/$a.o uses symbols of src/$b.o, but ARCHITECTURE.md's graph has no edge $a -> $b: add it (or stop using them)"
+	else
+		problem "src/$a includes $b.h, but ARCHITECTURE.md's graph has no edge $a -> $b: add it (or drop the include)"
+	fi
 done < <(comm -23 "$WORK/code" "$WORK/doc")
 while read -r a b; do
-	problem "ARCHITECTURE.md's graph has $a -> $b, but src/$a.* does not include $b.h: drop the edge (or include what it uses)"
+	problem "ARCHITECTURE.md's graph has $a -> $b, but src/$a.* neither includes $b.h nor uses its symbols: drop the edge"
 done < <(comm -13 "$WORK/code" "$WORK/doc")
 
 if [ "$problems" -gt 0 ]; then
-	echo "architecture: $problems problem(s): ARCHITECTURE.md's module graph and src/'s #include lines differ" >&2
+	echo "architecture: $problems problem(s): ARCHITECTURE.md's module graph and src/ differ" >&2
 	exit 1
 fi
-echo "architecture: $(sort -u "$WORK/listed" | wc -l) modules, $(wc -l <"$WORK/doc") edges, as ARCHITECTURE.md says"
+echo "architecture: $(sort -u "$WORK/listed" | wc -l) modules, $(wc -l <"$WORK/doc") edges ($(grep -vcE " (util|compat)$" "$WORK/link") of them at link level), as ARCHITECTURE.md says; no cycle${OBJDIR:+, every exported symbol prefixed}"

@@ -11,7 +11,8 @@
 #include "genstate.h"
 #include "issue.h"
 #include "slot.h"
-#include "slot_source.h"
+#include "slot_lease.h"
+#include "upgrade.h"
 
 #include "access/htup_details.h"
 #include "executor/spi.h"
@@ -368,4 +369,53 @@ cosid_slot(PG_FUNCTION_ARGS)
 			values[11] = CStringGetTextDatum(lease_st.last_error);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+/* ---------- cosid_slot_confirm() ---------- */
+
+PG_FUNCTION_INFO_V1(cosid_slot_confirm);
+
+/*
+ * The operator's word that a server started from a copy may use its manual
+ * slot (slot_manual.c): the server it was copied from no longer does.
+ * true once the window opened; false when there was nothing to confirm.
+ */
+Datum
+cosid_slot_confirm(PG_FUNCTION_ARGS)
+{
+	int			slot;
+
+	cosid_require_preload("cosid_slot_confirm()");
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to confirm this server's cosid slot"),
+				 errdetail("Only a superuser may say that a copied server's manual slot is its own.")));
+	if (cosid_lease_mode())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cosid_slot_confirm() confirms a manual slot; this server leases its slot"),
+				 errdetail("The lease store gives each instance its own slot, copied or not.")));
+	/* after pg_upgrade, no confirmation stands in for the old state */
+	if (cosid_window_state() == COSID_SLOT_UPGRADED)
+		cosid_upgrade_error();
+	slot = cosid_configured_slot();
+	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
+	{
+		ereport(NOTICE,
+				(errmsg("this server's slot %d needs no confirmation", slot)));
+		PG_RETURN_BOOL(false);
+	}
+	cosid_window_confirm();
+	/* the worker takes it at its next turn; wait for the window */
+	for (int i = 0; i < 500 && cosid_window_state() != COSID_SLOT_ACTIVE; i++)
+	{
+		cosid_sleep_ms(10);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (cosid_window_state() != COSID_SLOT_ACTIVE)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", slot),
+				 errhint("The confirmation stands; check the server log for messages from the cosid slot worker.")));
+	PG_RETURN_BOOL(true);
 }

@@ -18,7 +18,8 @@
 #include "random.h"
 #include "segment.h"
 #include "slot.h"
-#include "slot_source.h"
+#include "slot_citus.h"
+#include "slot_lease.h"
 #include "upgrade.h"
 
 #include "access/xact.h"

@@ -8,8 +8,6 @@
  * generators, or block.
  */
 #include "slot.h"
-#include "upgrade.h"
-#include "slot_source.h"
 
 #include <limits.h>
 
@@ -170,7 +168,8 @@ cosid_manual_slot(void)
 int
 cosid_configured_slot(void)
 {
-	return cosid_citus_slot_mode() ? cosid_citus_slot_group() : cosid_manual_slot();
+	return cosid_citus_slot_mode() ?
+		(int) pg_atomic_read_u32(&cosid_window->citus_group) - 1 : cosid_manual_slot();
 }
 
 bool
@@ -209,6 +208,7 @@ cosid_window_shmem_init(void)
 		pg_atomic_init_u64(&cosid_window->renewals, 0);
 		pg_atomic_init_u32(&cosid_window->wanted, 0);
 		pg_atomic_init_u32(&cosid_window->confirmed, 0);
+		pg_atomic_init_u32(&cosid_window->citus_group, 0);
 		cosid_window->worker_latch = NULL;
 		cosid_window->slot = -1;
 	}
@@ -268,6 +268,12 @@ cosid_window_open(int slot, int64 start_ms, int64 end_ms)
 	pg_atomic_write_u32(&cosid_window->state, COSID_SLOT_ACTIVE);
 }
 
+void
+cosid_window_publish_citus_group(int group)
+{
+	pg_atomic_write_u32(&cosid_window->citus_group, (uint32) (group < 0 ? 0 : group + 1));
+}
+
 /* A later end, already durable. */
 void
 cosid_window_extend(int64 end_ms)
@@ -296,54 +302,4 @@ cosid_window_close(bool for_good)
 						for_good ? COSID_SLOT_CLOSED : COSID_SLOT_STARTING);
 	pg_atomic_write_u64(&cosid_window->end_ms, 0);
 	pg_memory_barrier();
-}
-
-/* ---------- cosid_slot_confirm() ---------- */
-
-PG_FUNCTION_INFO_V1(cosid_slot_confirm);
-
-/*
- * The operator's word that a server started from a copy may use its manual
- * slot (slot_manual.c): the server it was copied from no longer does.
- * true once the window opened; false when there was nothing to confirm.
- */
-Datum
-cosid_slot_confirm(PG_FUNCTION_ARGS)
-{
-	int			slot;
-
-	cosid_require_preload("cosid_slot_confirm()");
-	if (!superuser())
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to confirm this server's cosid slot"),
-				 errdetail("Only a superuser may say that a copied server's manual slot is its own.")));
-	if (cosid_lease_mode())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cosid_slot_confirm() confirms a manual slot; this server leases its slot"),
-				 errdetail("The lease store gives each instance its own slot, copied or not.")));
-	/* after pg_upgrade, no confirmation stands in for the old state */
-	if (cosid_window_state() == COSID_SLOT_UPGRADED)
-		cosid_upgrade_error();
-	slot = cosid_configured_slot();
-	if (cosid_window_state() != COSID_SLOT_UNCONFIRMED)
-	{
-		ereport(NOTICE,
-				(errmsg("this server's slot %d needs no confirmation", slot)));
-		PG_RETURN_BOOL(false);
-	}
-	cosid_window_confirm();
-	/* the worker takes it at its next turn; wait for the window */
-	for (int i = 0; i < 500 && cosid_window_state() != COSID_SLOT_ACTIVE; i++)
-	{
-		cosid_sleep_ms(10);
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (cosid_window_state() != COSID_SLOT_ACTIVE)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", slot),
-				 errhint("The confirmation stands; check the server log for messages from the cosid slot worker.")));
-	PG_RETURN_BOOL(true);
 }

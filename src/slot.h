@@ -93,6 +93,7 @@ typedef struct CosidSlotWindow
 	pg_atomic_uint64 renewals;	/* durable window extensions */
 	pg_atomic_uint32 wanted;	/* a backend found the window lapsed */
 	pg_atomic_uint32 confirmed;	/* cosid_slot_confirm() was called */
+	pg_atomic_uint32 citus_group;	/* the Citus reader's group id + 1 (0: none) */
 	Latch	   *worker_latch;	/* the slot worker's, set once it runs */
 } CosidSlotWindow;
 
@@ -100,6 +101,13 @@ extern CosidSlotWindow *cosid_window;
 
 extern Size cosid_window_shmem_size(void);
 extern void cosid_window_shmem_init(void);
+
+/*
+ * cosid.slot = 'citus': the group id the Citus reader (slot_citus.c) read
+ * last, published here so that cosid_configured_slot() need not ask it;
+ * -1 when it read none.
+ */
+extern void cosid_window_publish_citus_group(int group);
 
 /* Read by backends (no lock), on the hot path: inline. */
 static inline int64

@@ -43,8 +43,9 @@
  * (CitusSlotShared).  Must not: touch the window (the worker does), write
  * Citus's catalogs, or build SQL text.
  */
-#include "slot_source.h"
+#include "slot_citus.h"
 #include "slot.h"
+#include "slot_manual.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -281,6 +282,7 @@ read_and_publish(void)
 	citus_shared->coordinator_listed = listed;
 	citus_shared->read_ms = (int64) cosid_now_ms();
 	SpinLockRelease(&citus_shared->lock);
+	cosid_window_publish_citus_group(read == CITUS_READ_OK ? group : -1);
 
 	if (read != said)
 	{
@@ -538,15 +540,3 @@ const CosidSlotSource cosid_citus_source = {
 	.record_end = citus_record_end,
 	.release = citus_release,
 };
-
-/* The group id the reader last read (-1: none). */
-int
-cosid_citus_slot_group(void)
-{
-	CitusReading r;
-
-	if (citus_shared == NULL)
-		return -1;
-	r = reading();
-	return r.read == CITUS_READ_OK ? r.group : -1;
-}

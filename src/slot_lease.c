@@ -26,7 +26,7 @@
  * what it reports in shared memory (CosidLeaseStatus, for cosid_slot()).
  * Must not: touch the window (the worker does) or write local files.
  */
-#include "slot_source.h"
+#include "slot_lease.h"
 #include "slot.h"
 #include "store.h"
 #include "core/backoff.h"

@@ -33,7 +33,7 @@
  *
  * Owns: pg_cosid/slot.state.  Must not: touch the window (the worker does).
  */
-#include "slot_source.h"
+#include "slot_manual.h"
 #include "slot.h"
 #include "wal.h"
 

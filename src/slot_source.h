@@ -1,6 +1,8 @@
 /*
  * slot_source.h - where this server's slot comes from: the small interface
- * the slot worker (worker.c) drives, and its two implementations.
+ * the slot worker (worker.c) drives.  Each implementation has its own
+ * header, with what else it offers (slot_manual.h, slot_lease.h,
+ * slot_citus.h):
  *
  *  - cosid_manual_source (slot_manual.c): cosid.slot = N, the window's end
  *    kept durable in pg_cosid/slot.state;
@@ -15,7 +17,8 @@
  * (wal.c) on a primary, opens, extends and closes the window (slot.c).
  *
  * Owns: the interface.  Must not: grow a method only one source needs
- * without a default in the others.
+ * without a default in the others; declare what one source alone offers
+ * (its own header does).
  */
 #ifndef COSID_SLOT_SOURCE_H
 #define COSID_SLOT_SOURCE_H
@@ -73,69 +76,5 @@ typedef struct CosidSlotSource
 	 */
 	void		(*release) (int slot, int64 next_start_ms, int64 end_ms);
 } CosidSlotSource;
-
-extern const CosidSlotSource cosid_manual_source;
-extern const CosidSlotSource cosid_lease_source;
-extern const CosidSlotSource cosid_citus_source;
-
-/* ---------- the manual slot's record, shared with the Citus slot ---------- */
-
-/* Take slot with pg_cosid/slot.state (see slot_manual.c). */
-extern bool cosid_manual_take(int slot, bool from_citus, int64 *start_ms);
-
-/* The Citus group id this data directory last held as its slot, or -1. */
-extern int	cosid_manual_recorded_citus_group(void);
-
-/* ---------- what the Citus source reports (slot_citus.c) ---------- */
-
-extern Size cosid_citus_slot_shmem_size(void);
-extern void cosid_citus_slot_shmem_init(void);
-
-/* cosid.slot = 'citus': register the background worker that reads the group id. */
-extern void cosid_register_citus_reader(void);
-PGDLLEXPORT void cosid_citus_reader_main(Datum arg);
-
-/*
- * Why this node holds no slot from Citus now ("" when it holds one or it is
- * not known yet); true when the slot worker refused the group id it read,
- * so that callers need not wait for a window.
- */
-extern bool cosid_citus_slot_refused(char *why, size_t len);
-
-/* The Citus group id last read (-1: none yet). */
-extern int	cosid_citus_slot_group(void);
-
-/*
- * pg_upgrade's new server (upgrade.c, the postmaster at start-up): the
- * manual slot's record copied from the old data directory names this one
- * from now on.
- */
-extern void cosid_manual_take_upgraded_record(void);
-
-/*
- * Whether pg_cosid/slot.state exists and was written in this data directory
- * (not copied from another one): pg_upgrade's new server, given no manifest
- * to check a copy against, takes no record of its own for the old one's.
- */
-extern bool cosid_manual_record_is_own(void);
-
-/* ---------- what the lease source reports (slot_lease.c) ---------- */
-
-extern Size cosid_lease_shmem_size(void);
-extern void cosid_lease_shmem_init(void);
-
-typedef struct CosidLeaseStatus
-{
-	bool		store_connected;
-	int64		last_renewal_ms;
-	uint64		renewal_failures;
-	char		last_error[256];
-	char		instance[256];
-} CosidLeaseStatus;
-
-extern void cosid_lease_status(CosidLeaseStatus *out);
-
-/* Lease mode with the store unreachable (false in manual mode). */
-extern bool cosid_lease_store_away(void);
 
 #endif							/* COSID_SLOT_SOURCE_H */

@@ -135,7 +135,7 @@ ulid_in(PG_FUNCTION_ARGS)
 	size_t		len = strlen(str);
 	size_t		pos = 0;
 
-	switch (ulid_parse_input(str, len, result->data, &pos))
+	switch (cosid_ulid_parse_input(str, len, result->data, &pos))
 	{
 		case ULID_PARSE_OK:
 			break;
@@ -187,7 +187,7 @@ ulid_out(PG_FUNCTION_ARGS)
 	pg_ulid    *u = PG_GETARG_ULID_P(0);
 	char	   *out = palloc(ULID_TEXT_LEN + 1);
 
-	ulid_format(u->data, out);
+	cosid_ulid_format(u->data, out);
 	out[ULID_TEXT_LEN] = '\0';
 	PG_RETURN_CSTRING(out);
 }
@@ -519,7 +519,7 @@ Datum
 ulid_time(PG_FUNCTION_ARGS)
 {
 	pg_ulid    *u = PG_GETARG_ULID_P(0);
-	int64		ms = (int64) ulid_time_ms(u->data);
+	int64		ms = (int64) cosid_ulid_time_ms(u->data);
 
 	/* 48 bits of milliseconds end in the year 10889: always a timestamptz. */
 	PG_RETURN_TIMESTAMPTZ(cosid_ms_to_timestamptz(ms));
@@ -549,7 +549,7 @@ ulid_from_time(PG_FUNCTION_ARGS)
 				 errdetail("A ULID holds a finite time from 1970-01-01 to 10889-08-02 UTC.")));
 
 	u = palloc(sizeof(pg_ulid));
-	ulid_build((uint64) ms, zero, u->data);
+	cosid_ulid_build((uint64) ms, zero, u->data);
 	PG_RETURN_ULID_P(u);
 }
 
@@ -565,7 +565,7 @@ ulid_parts(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	ulid_format(u->data, text);
+	cosid_ulid_format(u->data, text);
 	values[0] = PointerGetDatum(cstring_to_text_with_len(text, ULID_TIME_CHARS));
 	values[1] = PointerGetDatum(cstring_to_text_with_len(text + ULID_TIME_CHARS,
 														 ULID_TEXT_LEN - ULID_TIME_CHARS));
@@ -594,7 +594,7 @@ gen_ulid(PG_FUNCTION_ARGS)
 		ulid_time_range_error();
 	cosid_random_bytes(rnd, ULID_RAND_BYTES);
 	u = palloc(sizeof(pg_ulid));
-	ulid_build(now, rnd, u->data);
+	cosid_ulid_build(now, rnd, u->data);
 	PG_RETURN_ULID_P(u);
 }
 
@@ -662,10 +662,10 @@ load_mark(void)
 		uint8		zero[ULID_RAND_BYTES] = {0};
 
 		SpinLockAcquire(&ulid_shared->lock);
-		if ((int64) ulid_time_ms(ulid_shared->last) < mark)
-			ulid_build((uint64) mark, zero, ulid_shared->last);
-		if ((int64) ulid_time_ms(ulid_shared->last_uuid7) < mark)
-			uuid7_build((uint64) mark, zero, ulid_shared->last_uuid7);
+		if ((int64) cosid_ulid_time_ms(ulid_shared->last) < mark)
+			cosid_ulid_build((uint64) mark, zero, ulid_shared->last);
+		if ((int64) cosid_ulid_time_ms(ulid_shared->last_uuid7) < mark)
+			cosid_uuid7_build((uint64) mark, zero, ulid_shared->last_uuid7);
 		ulid_shared->mark_ms = mark;
 		ulid_shared->loaded = true;
 		SpinLockRelease(&ulid_shared->lock);
@@ -739,7 +739,7 @@ monotonic_next(uint8 *last, MonoStep step, uint8 *out)
 
 		SpinLockAcquire(&ulid_shared->lock);
 		loaded = ulid_shared->loaded;
-		last_ms = (int64) ulid_time_ms(last);
+		last_ms = (int64) cosid_ulid_time_ms(last);
 		t = Max((int64) now, last_ms);
 		near = t + ULID_MARK_RENEW_MS >= ulid_shared->mark_ms;
 		/*
@@ -797,7 +797,7 @@ gen_ulid_monotonic(PG_FUNCTION_ARGS)
 
 	cosid_require_preload("gen_ulid_monotonic()");
 	u = palloc(sizeof(pg_ulid));
-	monotonic_next(ulid_shared->last, ulid_monotonic_next, u->data);
+	monotonic_next(ulid_shared->last, cosid_ulid_monotonic_next, u->data);
 	PG_RETURN_ULID_P(u);
 }
 
@@ -824,7 +824,7 @@ gen_uuidv7(PG_FUNCTION_ARGS)
 
 	for (;;)
 	{
-		UlidMonoResult r = uuid7_monotonic_next(backend_last_uuid7, cosid_now_ms(), rnd, u->data);
+		UlidMonoResult r = cosid_uuid7_monotonic_next(backend_last_uuid7, cosid_now_ms(), rnd, u->data);
 
 		if (likely(r == ULID_MONO_OK))
 			break;
@@ -848,7 +848,7 @@ gen_uuidv7_monotonic(PG_FUNCTION_ARGS)
 
 	cosid_require_preload("gen_uuidv7_monotonic()");
 	u = palloc(sizeof(pg_uuid_t));
-	monotonic_next(ulid_shared->last_uuid7, uuid7_monotonic_next, u->data);
+	monotonic_next(ulid_shared->last_uuid7, cosid_uuid7_monotonic_next, u->data);
 	PG_RETURN_UUID_P(u);
 }
 
@@ -866,7 +866,7 @@ uuidv7_time(PG_FUNCTION_ARGS)
 	if ((u->data[8] & 0xC0) != 0x80)
 		PG_RETURN_NULL();
 	if (version == 7)
-		PG_RETURN_TIMESTAMPTZ(cosid_ms_to_timestamptz((int64) ulid_time_ms(u->data)));
+		PG_RETURN_TIMESTAMPTZ(cosid_ms_to_timestamptz((int64) cosid_ulid_time_ms(u->data)));
 	if (version == 1)
 	{
 		/* 100 ns units since 1582-10-15 (the Gregorian reform) */

@@ -45,7 +45,6 @@
  * modules do).
  */
 #include "upgrade.h"
-#include "slot_source.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -55,6 +54,7 @@
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
+#include "slot_manual.h"
 
 #define UPGRADED_FILE	COSID_STATE_DIR "/upgraded"
 #define UPGRADED_TMP	COSID_STATE_DIR "/upgraded.tmp"

@@ -26,6 +26,9 @@
 #include "genstate.h"
 #include "slot.h"
 #include "slot_source.h"
+#include "slot_citus.h"
+#include "slot_lease.h"
+#include "slot_manual.h"
 #include "upgrade.h"
 #include "wal.h"
 

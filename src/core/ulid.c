@@ -34,13 +34,13 @@ static const int8_t crockford_table[256] = {
 };
 
 int
-crockford_value(unsigned char c)
+cosid_crockford_value(unsigned char c)
 {
 	return crockford_table[c];
 }
 
 char
-crockford_digit(unsigned int v)
+cosid_crockford_digit(unsigned int v)
 {
 	return crockford_alphabet[v & 31];
 }
@@ -66,7 +66,7 @@ store_be64(uint8_t *p, uint64_t v)
 }
 
 UlidParseResult
-ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
+cosid_ulid_parse(const char *text, size_t len, uint8_t out[ULID_BYTES],
 		   size_t *errpos)
 {
 	uint64_t	hi = 0;
@@ -114,14 +114,14 @@ uuid_hyphen_at(size_t i)
 }
 
 UlidParseResult
-ulid_parse_uuid(const char *text, size_t len, uint8_t out[ULID_BYTES],
+cosid_ulid_parse_uuid(const char *text, size_t len, uint8_t out[ULID_BYTES],
 				size_t *errpos)
 {
 	uint8_t		bytes[ULID_BYTES];
 	size_t		nibble = 0;
 	size_t		check = len < ULID_UUID_TEXT_LEN ? len : ULID_UUID_TEXT_LEN;
 
-	/* As ulid_parse: a wrong character before a wrong length. */
+	/* As cosid_ulid_parse: a wrong character before a wrong length. */
 	for (size_t i = 0; i < check; i++)
 	{
 		unsigned char c = (unsigned char) text[i];
@@ -163,22 +163,22 @@ ulid_parse_uuid(const char *text, size_t len, uint8_t out[ULID_BYTES],
 }
 
 UlidParseResult
-ulid_parse_input(const char *text, size_t len, uint8_t out[ULID_BYTES],
+cosid_ulid_parse_input(const char *text, size_t len, uint8_t out[ULID_BYTES],
 				 size_t *errpos)
 {
 	if (len == ULID_UUID_TEXT_LEN)
-		return ulid_parse_uuid(text, len, out, errpos);
+		return cosid_ulid_parse_uuid(text, len, out, errpos);
 	if (len != ULID_TEXT_LEN && memchr(text, '-', len) != NULL)
 	{
 		if (errpos)
 			*errpos = len;
 		return ULID_PARSE_LENGTH;
 	}
-	return ulid_parse(text, len, out, errpos);
+	return cosid_ulid_parse(text, len, out, errpos);
 }
 
 void
-ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN])
+cosid_ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN])
 {
 	uint64_t	hi = load_be64(u);
 	uint64_t	lo = load_be64(u + 8);
@@ -199,7 +199,7 @@ ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN])
 }
 
 void
-ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
+cosid_ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
 		   uint8_t out[ULID_BYTES])
 {
 	for (int i = 5; i >= 0; i--)
@@ -211,7 +211,7 @@ ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
 }
 
 uint64_t
-ulid_time_ms(const uint8_t u[ULID_BYTES])
+cosid_ulid_time_ms(const uint8_t u[ULID_BYTES])
 {
 	uint64_t	t = 0;
 
@@ -231,11 +231,11 @@ ulid_rand_zero(const uint8_t u[ULID_BYTES])
 }
 
 UlidMonoResult
-ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
+cosid_ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 					const uint8_t rnd[ULID_RAND_BYTES],
 					uint8_t out[ULID_BYTES])
 {
-	uint64_t	last_ms = ulid_time_ms(last);
+	uint64_t	last_ms = cosid_ulid_time_ms(last);
 	int			i;
 
 	if (now_ms > ULID_MAX_TIME)
@@ -245,7 +245,7 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 	{
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
-		ulid_build(now_ms, rnd, last);
+		cosid_ulid_build(now_ms, rnd, last);
 		memcpy(out, last, ULID_BYTES);
 		return ULID_MONO_OK;
 	}
@@ -259,7 +259,7 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 	{
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
-		ulid_build(last_ms, rnd, last);
+		cosid_ulid_build(last_ms, rnd, last);
 		if (ulid_rand_zero(last))
 			last[ULID_BYTES - 1] = 1;
 		memcpy(out, last, ULID_BYTES);
@@ -283,10 +283,10 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 /* ---------- UUID version 7 ---------- */
 
 void
-uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
+cosid_uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
 			uint8_t out[ULID_BYTES])
 {
-	ulid_build(unix_ms, rnd, out);
+	cosid_ulid_build(unix_ms, rnd, out);
 	out[6] = (uint8_t) (0x70 | (out[6] & 0x0F));
 	out[8] = (uint8_t) (0x80 | (out[8] & 0x3F));
 }
@@ -315,7 +315,7 @@ uuid7_rand_zero(const uint8_t u[ULID_BYTES])
 }
 
 UlidMonoResult
-uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
+cosid_uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 					 const uint8_t rnd[UUID7_RAND_BYTES],
 					 uint8_t out[ULID_BYTES])
 {
@@ -324,21 +324,21 @@ uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 
 	if (now_ms > ULID_MAX_TIME)
 		return ULID_MONO_TIME_RANGE;
-	if (now_ms > ulid_time_ms(last))
+	if (now_ms > cosid_ulid_time_ms(last))
 	{
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
-		uuid7_build(now_ms, rnd, last);
+		cosid_uuid7_build(now_ms, rnd, last);
 		memcpy(out, last, ULID_BYTES);
 		return ULID_MONO_OK;
 	}
 
-	/* a point to go on from (see ulid_monotonic_next): fresh random bits */
+	/* a point to go on from (see cosid_ulid_monotonic_next): fresh random bits */
 	if (uuid7_rand_zero(last))
 	{
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
-		uuid7_build(ulid_time_ms(last), rnd, last);
+		cosid_uuid7_build(cosid_ulid_time_ms(last), rnd, last);
 		if (uuid7_rand_zero(last))
 			last[ULID_BYTES - 1] = 1;
 		memcpy(out, last, ULID_BYTES);

@@ -31,7 +31,7 @@
 typedef enum UlidParseResult
 {
 	ULID_PARSE_OK = 0,
-	ULID_PARSE_LENGTH,			/* not 26 characters (nor 36, ulid_parse_input) */
+	ULID_PARSE_LENGTH,			/* not 26 characters (nor 36, cosid_ulid_parse_input) */
 	ULID_PARSE_CHARACTER,		/* a character outside Crockford base32 */
 	ULID_PARSE_OVERFLOW,		/* first character above '7' */
 	ULID_PARSE_UUID_HEX,		/* uuid text: not a hexadecimal digit */
@@ -42,10 +42,10 @@ typedef enum UlidParseResult
  * Value of a Crockford base32 character (either case), or -1.  I, L, O and U
  * are not digits here: the ULID specification excludes them from its text.
  */
-extern int	crockford_value(unsigned char c);
+extern int	cosid_crockford_value(unsigned char c);
 
 /* The digit for a value 0..31, upper case. */
-extern char crockford_digit(unsigned int v);
+extern char cosid_crockford_digit(unsigned int v);
 
 /*
  * Parse text of len bytes into out.  Characters are checked before the
@@ -54,7 +54,7 @@ extern char crockford_digit(unsigned int v);
  * byte, or the length found for ULID_PARSE_LENGTH.  out is written only on
  * success.
  */
-extern UlidParseResult ulid_parse(const char *text, size_t len,
+extern UlidParseResult cosid_ulid_parse(const char *text, size_t len,
 								  uint8_t out[ULID_BYTES], size_t *errpos);
 
 /*
@@ -63,30 +63,30 @@ extern UlidParseResult ulid_parse(const char *text, size_t len,
  * PostgreSQL's uuid holds.  Bytes are checked left to right: the first wrong
  * one is reported (ULID_PARSE_UUID_HYPHEN at offsets 8, 13, 18 and 23,
  * ULID_PARSE_UUID_HEX elsewhere), and only then a length other than 36
- * (ULID_PARSE_LENGTH, *errpos the length).  errpos and out as ulid_parse.
+ * (ULID_PARSE_LENGTH, *errpos the length).  errpos and out as cosid_ulid_parse.
  */
-extern UlidParseResult ulid_parse_uuid(const char *text, size_t len,
+extern UlidParseResult cosid_ulid_parse_uuid(const char *text, size_t len,
 									   uint8_t out[ULID_BYTES], size_t *errpos);
 
 /*
  * What the ulid type reads: ULID text, or the canonical text of a UUID.
- * Text of 36 bytes is read as a UUID (ulid_parse_uuid); text of another
+ * Text of 36 bytes is read as a UUID (cosid_ulid_parse_uuid); text of another
  * length that holds a hyphen (never a Crockford digit) is ULID_PARSE_LENGTH,
  * since it is most likely a UUID written otherwise; anything else is read as
- * a ULID (ulid_parse).  errpos and out as ulid_parse.
+ * a ULID (cosid_ulid_parse).  errpos and out as cosid_ulid_parse.
  */
-extern UlidParseResult ulid_parse_input(const char *text, size_t len,
+extern UlidParseResult cosid_ulid_parse_input(const char *text, size_t len,
 										uint8_t out[ULID_BYTES], size_t *errpos);
 
 /* Write the 26 characters of u (no terminating NUL). */
-extern void ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN]);
+extern void cosid_ulid_format(const uint8_t u[ULID_BYTES], char out[ULID_TEXT_LEN]);
 
 /* Build a ULID from a time (<= ULID_MAX_TIME) and 10 random bytes. */
-extern void ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
+extern void cosid_ulid_build(uint64_t unix_ms, const uint8_t rnd[ULID_RAND_BYTES],
 					   uint8_t out[ULID_BYTES]);
 
 /* The 48-bit millisecond time of a ULID. */
-extern uint64_t ulid_time_ms(const uint8_t u[ULID_BYTES]);
+extern uint64_t cosid_ulid_time_ms(const uint8_t u[ULID_BYTES]);
 
 /*
  * Monotonic generation.  The state is the last ULID issued (all zero before
@@ -101,7 +101,7 @@ extern uint64_t ulid_time_ms(const uint8_t u[ULID_BYTES]);
  *    (never zero), and the ones after it count up from there.  So a clock
  *    behind the point still gives 80 random bits, not 1, 2, 3...;
  *  - when that increment would overflow 80 bits: ULID_MONO_WAIT, nothing
- *    issued; the caller waits until the clock passes ulid_time_ms(last) and
+ *    issued; the caller waits until the clock passes cosid_ulid_time_ms(last) and
  *    tries again.
  * ULID_MONO_TIME_RANGE: the time is past the 48-bit end.
  * rnd may be NULL (the caller draws random bytes only when a new
@@ -117,7 +117,7 @@ typedef enum UlidMonoResult
 								 * fresh random bytes: nothing issued */
 } UlidMonoResult;
 
-extern UlidMonoResult ulid_monotonic_next(uint8_t last[ULID_BYTES],
+extern UlidMonoResult cosid_ulid_monotonic_next(uint8_t last[ULID_BYTES],
 										  uint64_t now_ms,
 										  const uint8_t rnd[ULID_RAND_BYTES],
 										  uint8_t out[ULID_BYTES]);
@@ -130,18 +130,18 @@ extern UlidMonoResult ulid_monotonic_next(uint8_t last[ULID_BYTES],
  */
 #define UUID7_RAND_BYTES 10
 
-extern void uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
+extern void cosid_uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
 						uint8_t out[ULID_BYTES]);
 
 /*
  * Monotonic UUIDv7 (RFC 9562 section 6.2, method 2 with an increment of
- * one): as ulid_monotonic_next, the last UUID's 74 random bits plus one
+ * one): as cosid_ulid_monotonic_next, the last UUID's 74 random bits plus one
  * within its millisecond (the version and variant bits stay), a fresh
  * random part in a later one, and after a point to go on from (74 random
  * bits zero: a fresh random part at its time).  The state is the last UUID
  * (all zero before the first).
  */
-extern UlidMonoResult uuid7_monotonic_next(uint8_t last[ULID_BYTES],
+extern UlidMonoResult cosid_uuid7_monotonic_next(uint8_t last[ULID_BYTES],
 										   uint64_t now_ms,
 										   const uint8_t rnd[UUID7_RAND_BYTES],
 										   uint8_t out[ULID_BYTES]);

@@ -42,7 +42,7 @@ check_parse(const uint8_t *text, size_t len)
 
 	for (size_t i = 0; i < len; i++)
 	{
-		if (crockford_value(text[i]) < 0)
+		if (cosid_crockford_value(text[i]) < 0)
 		{
 			first_bad = i;
 			break;
@@ -51,16 +51,16 @@ check_parse(const uint8_t *text, size_t len)
 
 	memset(out, SENTINEL_BYTE, sizeof(out));
 	memset(sentinel, SENTINEL_BYTE, sizeof(sentinel));
-	r = ulid_parse((const char *) text, len, out, &pos);
+	r = cosid_ulid_parse((const char *) text, len, out, &pos);
 
 	switch (r)
 	{
 		case ULID_PARSE_OK:
 			CHECK(len == ULID_TEXT_LEN);
 			CHECK(first_bad == len);
-			CHECK(crockford_value(text[0]) <= 7);
+			CHECK(cosid_crockford_value(text[0]) <= 7);
 			CHECK(pos == SENTINEL_POS);
-			ulid_format(out, buf);
+			cosid_ulid_format(out, buf);
 			for (size_t i = 0; i < ULID_TEXT_LEN; i++)
 				CHECK((unsigned char) buf[i] == ascii_upper(text[i]));
 			break;
@@ -77,7 +77,7 @@ check_parse(const uint8_t *text, size_t len)
 			CHECK(len == ULID_TEXT_LEN);
 			CHECK(pos == 0);
 			CHECK(first_bad == len);
-			CHECK(crockford_value(text[0]) > 7);
+			CHECK(cosid_crockford_value(text[0]) > 7);
 			break;
 		default:
 			CHECK(!"unknown parse result");
@@ -86,7 +86,7 @@ check_parse(const uint8_t *text, size_t len)
 		CHECK(memcmp(out, sentinel, ULID_BYTES) == 0);
 
 	/* A NULL errpos must give the same result. */
-	CHECK(ulid_parse((const char *) text, len, out, NULL) == r);
+	CHECK(cosid_ulid_parse((const char *) text, len, out, NULL) == r);
 }
 
 static int
@@ -96,8 +96,8 @@ hex_digit(unsigned char c)
 }
 
 /*
- * ulid_parse_input: uuid text at 36 bytes, a length error for other
- * hyphenated text, ulid_parse's answer for the rest.
+ * cosid_ulid_parse_input: uuid text at 36 bytes, a length error for other
+ * hyphenated text, cosid_ulid_parse's answer for the rest.
  */
 static void
 check_parse_input(const uint8_t *text, size_t len)
@@ -111,7 +111,7 @@ check_parse_input(const uint8_t *text, size_t len)
 
 	memset(out, SENTINEL_BYTE, sizeof(out));
 	memset(sentinel, SENTINEL_BYTE, sizeof(sentinel));
-	r = ulid_parse_input((const char *) text, len, out, &pos);
+	r = cosid_ulid_parse_input((const char *) text, len, out, &pos);
 
 	if (len == ULID_UUID_TEXT_LEN)
 	{
@@ -158,14 +158,14 @@ check_parse_input(const uint8_t *text, size_t len)
 	}
 	else
 	{
-		CHECK(r == ulid_parse((const char *) text, len, ref, &ref_pos));
+		CHECK(r == cosid_ulid_parse((const char *) text, len, ref, &ref_pos));
 		CHECK(pos == ref_pos);
 		if (r == ULID_PARSE_OK)
 			CHECK(memcmp(out, ref, ULID_BYTES) == 0);
 	}
 	if (r != ULID_PARSE_OK)
 		CHECK(memcmp(out, sentinel, ULID_BYTES) == 0);
-	CHECK(ulid_parse_input((const char *) text, len, out, NULL) == r);
+	CHECK(cosid_ulid_parse_input((const char *) text, len, out, NULL) == r);
 }
 
 /* Any 16 bytes format to valid text that parses back to them. */
@@ -175,16 +175,16 @@ check_format(const uint8_t u[ULID_BYTES], char text[ULID_TEXT_LEN])
 	uint8_t		back[ULID_BYTES];
 	size_t		pos = SENTINEL_POS;
 
-	ulid_format(u, text);
+	cosid_ulid_format(u, text);
 	CHECK(text[0] >= '0' && text[0] <= '7');
 	for (size_t i = 0; i < ULID_TEXT_LEN; i++)
 	{
-		int			v = crockford_value((unsigned char) text[i]);
+		int			v = cosid_crockford_value((unsigned char) text[i]);
 
 		/* Upper-case digits only. */
-		CHECK(v >= 0 && crockford_digit((unsigned int) v) == text[i]);
+		CHECK(v >= 0 && cosid_crockford_digit((unsigned int) v) == text[i]);
 	}
-	CHECK(ulid_parse(text, ULID_TEXT_LEN, back, &pos) == ULID_PARSE_OK);
+	CHECK(cosid_ulid_parse(text, ULID_TEXT_LEN, back, &pos) == ULID_PARSE_OK);
 	CHECK(pos == SENTINEL_POS);
 	CHECK(memcmp(back, u, ULID_BYTES) == 0);
 }
@@ -208,7 +208,7 @@ check_monotonic(const uint8_t *data, size_t size)
 
 	memcpy(st, data, size < ULID_BYTES ? size : ULID_BYTES);
 	off = size < ULID_BYTES ? size : ULID_BYTES;
-	now = ulid_time_ms(st);
+	now = cosid_ulid_time_ms(st);
 
 	/* FNV-1a of the input seeds the random bytes. */
 	for (size_t i = 0; i < size; i++)
@@ -218,7 +218,7 @@ check_monotonic(const uint8_t *data, size_t size)
 	{
 		uint8_t		op = data[off];
 		uint64_t	delta = data[off + 1];
-		uint64_t	last_ms = ulid_time_ms(st);
+		uint64_t	last_ms = cosid_ulid_time_ms(st);
 		UlidMonoResult r;
 
 		off += 2;
@@ -250,7 +250,7 @@ check_monotonic(const uint8_t *data, size_t size)
 
 		memcpy(prev, st, ULID_BYTES);
 		memset(out, SENTINEL_BYTE, sizeof(out));
-		r = ulid_monotonic_next(st, now, rnd, out);
+		r = cosid_ulid_monotonic_next(st, now, rnd, out);
 
 		if (now > ULID_MAX_TIME)
 		{
@@ -264,7 +264,7 @@ check_monotonic(const uint8_t *data, size_t size)
 		if (now > last_ms)
 		{
 			CHECK(r == ULID_MONO_OK);
-			ulid_build(now, rnd, expect);
+			cosid_ulid_build(now, rnd, expect);
 		}
 		else
 		{
@@ -288,7 +288,7 @@ check_monotonic(const uint8_t *data, size_t size)
 		CHECK(memcmp(out, expect, ULID_BYTES) == 0);
 		CHECK(memcmp(st, out, ULID_BYTES) == 0);
 		CHECK(memcmp(out, prev, ULID_BYTES) > 0);
-		CHECK(ulid_time_ms(out) == (now > last_ms ? now : last_ms));
+		CHECK(cosid_ulid_time_ms(out) == (now > last_ms ? now : last_ms));
 	}
 }
 

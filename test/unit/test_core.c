@@ -73,7 +73,7 @@ ascii_upper(unsigned char c)
 static char *
 format_str(const uint8_t u[ULID_BYTES], char buf[ULID_TEXT_LEN + 1])
 {
-	ulid_format(u, buf);
+	cosid_ulid_format(u, buf);
 	buf[ULID_TEXT_LEN] = '\0';
 	return buf;
 }
@@ -92,12 +92,12 @@ expect_reject(const char *text, size_t len, UlidParseResult want,
 
 	memset(out, SENTINEL_BYTE, sizeof(out));
 	memset(untouched, SENTINEL_BYTE, sizeof(untouched));
-	assert_int_equal(ulid_parse(text, len, out, &pos), want);
+	assert_int_equal(cosid_ulid_parse(text, len, out, &pos), want);
 	assert_int_equal(pos, want_pos);
 	assert_memory_equal(out, untouched, ULID_BYTES);
 
 	/* errpos may be NULL; the result must not change. */
-	assert_int_equal(ulid_parse(text, len, out, NULL), want);
+	assert_int_equal(cosid_ulid_parse(text, len, out, NULL), want);
 	assert_memory_equal(out, untouched, ULID_BYTES);
 }
 
@@ -108,7 +108,7 @@ expect_parse(const char *text, const uint8_t want[ULID_BYTES])
 	size_t		pos = SENTINEL_POS;
 
 	memset(out, SENTINEL_BYTE, sizeof(out));
-	assert_int_equal(ulid_parse(text, strlen(text), out, &pos), ULID_PARSE_OK);
+	assert_int_equal(cosid_ulid_parse(text, strlen(text), out, &pos), ULID_PARSE_OK);
 	assert_memory_equal(out, want, ULID_BYTES);
 }
 
@@ -121,7 +121,7 @@ test_vector_known(void **state)
 	char		buf[ULID_TEXT_LEN + 1];
 
 	(void) state;
-	ulid_build(vec1_time, vec1_rand, u);
+	cosid_ulid_build(vec1_time, vec1_rand, u);
 	assert_memory_equal(u, vec1_bytes, ULID_BYTES);
 	assert_string_equal(format_str(u, buf), vec1_text);
 	expect_parse(vec1_text, vec1_bytes);
@@ -138,7 +138,7 @@ test_vector_spec_example(void **state)
 	char		buf[ULID_TEXT_LEN + 1];
 
 	(void) state;
-	ulid_build(UINT64_C(1469918176385), zero_rand, u);
+	cosid_ulid_build(UINT64_C(1469918176385), zero_rand, u);
 	assert_memory_equal(u, want, ULID_BYTES);
 	assert_string_equal(format_str(u, buf), "01ARYZ6S410000000000000000");
 	expect_parse("01ARYZ6S410000000000000000", want);
@@ -154,7 +154,7 @@ test_vector_max(void **state)
 	memset(ones, 0xFF, sizeof(ones));
 	expect_parse("7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ones);
 	assert_string_equal(format_str(ones, buf), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
-	assert_int_equal(ulid_time_ms(ones), ULID_MAX_TIME);
+	assert_int_equal(cosid_ulid_time_ms(ones), ULID_MAX_TIME);
 }
 
 static void
@@ -295,11 +295,11 @@ test_crockford_digits(void **state)
 	(void) state;
 	for (unsigned int v = 0; v < 32; v++)
 	{
-		char		d = crockford_digit(v);
+		char		d = cosid_crockford_digit(v);
 
 		assert_int_equal(d, alphabet[v]);
-		assert_int_equal(crockford_value((unsigned char) d), (int) v);
-		assert_int_equal(crockford_value((unsigned char) ascii_lower(d)),
+		assert_int_equal(cosid_crockford_value((unsigned char) d), (int) v);
+		assert_int_equal(cosid_crockford_value((unsigned char) ascii_lower(d)),
 						 (int) v);
 	}
 }
@@ -312,7 +312,7 @@ test_crockford_all_bytes(void **state)
 	(void) state;
 	for (int c = 0; c < 256; c++)
 	{
-		int			v = crockford_value((unsigned char) c);
+		int			v = cosid_crockford_value((unsigned char) c);
 		unsigned char up = ascii_upper((unsigned char) c);
 		const char *hit = (c != 0) ? strchr(alphabet, up) : NULL;
 
@@ -321,7 +321,7 @@ test_crockford_all_bytes(void **state)
 		else
 		{
 			assert_int_equal(v, (int) (hit - alphabet));
-			assert_int_equal((unsigned char) crockford_digit((unsigned int) v),
+			assert_int_equal((unsigned char) cosid_crockford_digit((unsigned int) v),
 							 up);
 			valid++;
 		}
@@ -342,7 +342,7 @@ check_round_trip(const uint8_t u[ULID_BYTES], char buf[ULID_TEXT_LEN + 1])
 	assert_true(buf[0] >= '0' && buf[0] <= '7');
 	for (int k = 0; k < ULID_TEXT_LEN; k++)
 		assert_non_null(strchr(alphabet, buf[k]));
-	assert_int_equal(ulid_parse(buf, ULID_TEXT_LEN, back, &pos),
+	assert_int_equal(cosid_ulid_parse(buf, ULID_TEXT_LEN, back, &pos),
 					 ULID_PARSE_OK);
 	assert_int_equal(pos, SENTINEL_POS);
 	assert_memory_equal(back, u, ULID_BYTES);
@@ -415,7 +415,7 @@ test_round_trip_single_bits(void **state)
 	}
 }
 
-/* ---------- uuid text (ulid_parse_uuid, ulid_parse_input) ---------- */
+/* ---------- uuid text (cosid_ulid_parse_uuid, cosid_ulid_parse_input) ---------- */
 
 /* vec1 as PostgreSQL's uuid_out writes it. */
 static const char vec1_uuid[] = "018eafc1-8435-0cf0-5803-c72d06e78011";
@@ -439,7 +439,7 @@ uuid_str(const uint8_t u[ULID_BYTES], char buf[ULID_UUID_TEXT_LEN + 1])
 }
 
 /*
- * parse is ulid_parse_uuid or ulid_parse_input: reject text with want and
+ * parse is cosid_ulid_parse_uuid or cosid_ulid_parse_input: reject text with want and
  * errpos, leaving out untouched, with and without errpos.
  */
 typedef UlidParseResult (*ParseFn) (const char *, size_t, uint8_t *, size_t *);
@@ -485,20 +485,20 @@ test_uuid_vectors(void **state)
 	memset(ones, 0xFF, sizeof(ones));
 	assert_string_equal(uuid_str(vec1_bytes, buf), vec1_uuid);
 
-	expect_parse_with(ulid_parse_uuid, vec1_uuid, vec1_bytes);
-	expect_parse_with(ulid_parse_input, vec1_uuid, vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_uuid, vec1_uuid, vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_input, vec1_uuid, vec1_bytes);
 	/* either case, mixed */
-	expect_parse_with(ulid_parse_input, "018EAFC1-8435-0CF0-5803-C72D06E78011", vec1_bytes);
-	expect_parse_with(ulid_parse_input, "018eAfC1-8435-0Cf0-5803-c72D06e78011", vec1_bytes);
-	expect_parse_with(ulid_parse_input, "00000000-0000-0000-0000-000000000000", zero);
+	expect_parse_with(cosid_ulid_parse_input, "018EAFC1-8435-0CF0-5803-C72D06E78011", vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_input, "018eAfC1-8435-0Cf0-5803-c72D06e78011", vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_input, "00000000-0000-0000-0000-000000000000", zero);
 	/* all 128 bits: the ULID 7ZZZZZZZZZZZZZZZZZZZZZZZZZ */
-	expect_parse_with(ulid_parse_input, "ffffffff-ffff-ffff-ffff-ffffffffffff", ones);
-	expect_parse_with(ulid_parse_input, "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", ones);
+	expect_parse_with(cosid_ulid_parse_input, "ffffffff-ffff-ffff-ffff-ffffffffffff", ones);
+	expect_parse_with(cosid_ulid_parse_input, "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", ones);
 
 	/* ULID text reads as before */
-	expect_parse_with(ulid_parse_input, vec1_text, vec1_bytes);
-	expect_parse_with(ulid_parse_input, "01htqw311n1kr5g0y75m3ef00h", vec1_bytes);
-	expect_parse_with(ulid_parse_input, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ones);
+	expect_parse_with(cosid_ulid_parse_input, vec1_text, vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_input, "01htqw311n1kr5g0y75m3ef00h", vec1_bytes);
+	expect_parse_with(cosid_ulid_parse_input, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ones);
 }
 
 static void
@@ -508,69 +508,69 @@ test_uuid_reject(void **state)
 
 	(void) state;
 	/* a hyphen moved: the first wrong byte is where the hyphen belongs */
-	expect_reject_with(ulid_parse_input, "018eafc18-435-0cf0-5803-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc18-435-0cf0-5803-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HYPHEN, 8);
-	expect_reject_with(ulid_parse_input, "018eafc1-84350-cf0-5803-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-84350-cf0-5803-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HYPHEN, 13);
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-58035-c72d06e7801", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-58035-c72d06e7801", 36,
 					   ULID_PARSE_UUID_HYPHEN, 23);
 	/* ... or the hyphen arrives early: a hyphen is not a hex digit */
-	expect_reject_with(ulid_parse_input, "018eafc-18435-0cf0-5803-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc-18435-0cf0-5803-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HEX, 7);
 	/* not hexadecimal: g, G, a Crockford letter, a space, a non-ASCII byte, NUL */
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801g", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801g", 36,
 					   ULID_PARSE_UUID_HEX, 35);
-	expect_reject_with(ulid_parse_input, "G18eafc1-8435-0cf0-5803-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, "G18eafc1-8435-0cf0-5803-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HEX, 0);
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-58Z3-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-58Z3-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HEX, 21);
-	expect_reject_with(ulid_parse_input, " 18eafc1-8435-0cf0-5803-c72d06e78011", 36,
+	expect_reject_with(cosid_ulid_parse_input, " 18eafc1-8435-0cf0-5803-c72d06e78011", 36,
 					   ULID_PARSE_UUID_HEX, 0);
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780\xC3\xA9", 36,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780\xC3\xA9", 36,
 					   ULID_PARSE_UUID_HEX, 34);
 	memcpy(text, vec1_uuid, sizeof(text));
 	text[20] = '\0';
-	expect_reject_with(ulid_parse_input, text, 36, ULID_PARSE_UUID_HEX, 20);
+	expect_reject_with(cosid_ulid_parse_input, text, 36, ULID_PARSE_UUID_HEX, 20);
 	/* 36 Crockford digits are not a uuid: the ninth is no hyphen */
-	expect_reject_with(ulid_parse_input, "0123456789ABCDEFGHJKMNPQRSTVWXYZ0123", 36,
+	expect_reject_with(cosid_ulid_parse_input, "0123456789ABCDEFGHJKMNPQRSTVWXYZ0123", 36,
 					   ULID_PARSE_UUID_HYPHEN, 8);
-	expect_reject_with(ulid_parse_input, "01HTQW311N1KR5G0Y75M3EF00H0000000000", 36,
+	expect_reject_with(cosid_ulid_parse_input, "01HTQW311N1KR5G0Y75M3EF00H0000000000", 36,
 					   ULID_PARSE_UUID_HEX, 2);
 
 	/* other lengths with a hyphen: a uuid written otherwise, a length error */
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
 					   ULID_PARSE_LENGTH, 35);
-	expect_reject_with(ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
 					   ULID_PARSE_LENGTH, 37);
-	expect_reject_with(ulid_parse_input, "{018eafc1-8435-0cf0-5803-c72d06e78011}", 38,
+	expect_reject_with(cosid_ulid_parse_input, "{018eafc1-8435-0cf0-5803-c72d06e78011}", 38,
 					   ULID_PARSE_LENGTH, 38);
-	expect_reject_with(ulid_parse_input, " 018eafc1-8435-0cf0-5803-c72d06e78011", 37,
+	expect_reject_with(cosid_ulid_parse_input, " 018eafc1-8435-0cf0-5803-c72d06e78011", 37,
 					   ULID_PARSE_LENGTH, 37);
-	expect_reject_with(ulid_parse_input, "-", 1, ULID_PARSE_LENGTH, 1);
+	expect_reject_with(cosid_ulid_parse_input, "-", 1, ULID_PARSE_LENGTH, 1);
 	/* 32 hex digits without hyphens: Crockford digits of the wrong length */
-	expect_reject_with(ulid_parse_input, "018eafc184350cf05803c72d06e78011", 32,
+	expect_reject_with(cosid_ulid_parse_input, "018eafc184350cf05803c72d06e78011", 32,
 					   ULID_PARSE_LENGTH, 32);
 	/* 26 characters stay ULID text: a hyphen there is a bad character */
-	expect_reject_with(ulid_parse_input, "01HTQW311N-KR5G0Y75M3EF00H", 26,
+	expect_reject_with(cosid_ulid_parse_input, "01HTQW311N-KR5G0Y75M3EF00H", 26,
 					   ULID_PARSE_CHARACTER, 10);
-	/* and ULID errors of other lengths are as ulid_parse's */
-	expect_reject_with(ulid_parse_input, "", 0, ULID_PARSE_LENGTH, 0);
-	expect_reject_with(ulid_parse_input, "0000000000000000000000000", 25,
+	/* and ULID errors of other lengths are as cosid_ulid_parse's */
+	expect_reject_with(cosid_ulid_parse_input, "", 0, ULID_PARSE_LENGTH, 0);
+	expect_reject_with(cosid_ulid_parse_input, "0000000000000000000000000", 25,
 					   ULID_PARSE_LENGTH, 25);
-	expect_reject_with(ulid_parse_input, "00000000000000000000000000U", 27,
+	expect_reject_with(cosid_ulid_parse_input, "00000000000000000000000000U", 27,
 					   ULID_PARSE_CHARACTER, 26);
-	expect_reject_with(ulid_parse_input, "80000000000000000000000000", 26,
+	expect_reject_with(cosid_ulid_parse_input, "80000000000000000000000000", 26,
 					   ULID_PARSE_OVERFLOW, 0);
 
-	/* ulid_parse_uuid itself: characters before the length */
-	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
+	/* cosid_ulid_parse_uuid itself: characters before the length */
+	expect_reject_with(cosid_ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e7801", 35,
 					   ULID_PARSE_LENGTH, 35);
-	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
+	expect_reject_with(cosid_ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780111", 37,
 					   ULID_PARSE_LENGTH, 37);
-	expect_reject_with(ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780x", 35,
+	expect_reject_with(cosid_ulid_parse_uuid, "018eafc1-8435-0cf0-5803-c72d06e780x", 35,
 					   ULID_PARSE_UUID_HEX, 34);
-	expect_reject_with(ulid_parse_uuid, "", 0, ULID_PARSE_LENGTH, 0);
-	expect_reject_with(ulid_parse_uuid, vec1_text, 26, ULID_PARSE_UUID_HEX, 2);
+	expect_reject_with(cosid_ulid_parse_uuid, "", 0, ULID_PARSE_LENGTH, 0);
+	expect_reject_with(cosid_ulid_parse_uuid, vec1_text, 26, ULID_PARSE_UUID_HEX, 2);
 }
 
 /* Every byte value at every position of a uuid: accepted exactly where it belongs. */
@@ -596,7 +596,7 @@ test_uuid_all_bytes(void **state)
 			memcpy(text, vec1_uuid, sizeof(text));
 			text[at] = (char) c;
 			ok = hyphen ? (c == '-') : (c != 0 && strchr(hex, c) != NULL);
-			r = ulid_parse_input(text, ULID_UUID_TEXT_LEN, out, &pos);
+			r = cosid_ulid_parse_input(text, ULID_UUID_TEXT_LEN, out, &pos);
 			if (ok)
 			{
 				assert_int_equal(r, ULID_PARSE_OK);
@@ -636,9 +636,9 @@ test_uuid_round_trip(void **state)
 				utext[i] = (char) ascii_upper((unsigned char) utext[i]);
 		}
 		format_str(u, ltext);
-		assert_int_equal(ulid_parse_input(utext, ULID_UUID_TEXT_LEN, from_uuid, NULL),
+		assert_int_equal(cosid_ulid_parse_input(utext, ULID_UUID_TEXT_LEN, from_uuid, NULL),
 						 ULID_PARSE_OK);
-		assert_int_equal(ulid_parse_input(ltext, ULID_TEXT_LEN, from_ulid, NULL),
+		assert_int_equal(cosid_ulid_parse_input(ltext, ULID_TEXT_LEN, from_ulid, NULL),
 						 ULID_PARSE_OK);
 		assert_memory_equal(from_uuid, u, ULID_BYTES);
 		assert_memory_equal(from_ulid, u, ULID_BYTES);
@@ -658,16 +658,16 @@ test_time_ms(void **state)
 	(void) state;
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 	{
-		ulid_build(times[i], vec1_rand, u);
-		assert_int_equal(ulid_time_ms(u), times[i]);
+		cosid_ulid_build(times[i], vec1_rand, u);
+		assert_int_equal(cosid_ulid_time_ms(u), times[i]);
 		assert_memory_equal(u + 6, vec1_rand, ULID_RAND_BYTES);
 	}
 
 	/* Byte layout of the two ends. */
-	ulid_build(1, vec1_rand, u);
+	cosid_ulid_build(1, vec1_rand, u);
 	assert_int_equal(u[0] | u[1] | u[2] | u[3] | u[4], 0);
 	assert_int_equal(u[5], 1);
-	ulid_build(ULID_MAX_TIME, vec1_rand, u);
+	cosid_ulid_build(ULID_MAX_TIME, vec1_rand, u);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(u[i], 0xFF);
 }
@@ -681,7 +681,7 @@ static const uint8_t mono_r2[ULID_RAND_BYTES] = {
 	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A
 };
 
-/* Call ulid_monotonic_next expecting OK, and check state == out. */
+/* Call cosid_ulid_monotonic_next expecting OK, and check state == out. */
 static void
 mono_ok(uint8_t st[ULID_BYTES], uint64_t now,
 		const uint8_t rnd[ULID_RAND_BYTES], const uint8_t want[ULID_BYTES])
@@ -689,7 +689,7 @@ mono_ok(uint8_t st[ULID_BYTES], uint64_t now,
 	uint8_t		out[ULID_BYTES];
 
 	memset(out, SENTINEL_BYTE, sizeof(out));
-	assert_int_equal(ulid_monotonic_next(st, now, rnd, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_monotonic_next(st, now, rnd, out), ULID_MONO_OK);
 	assert_memory_equal(out, want, ULID_BYTES);
 	assert_memory_equal(st, want, ULID_BYTES);
 }
@@ -706,7 +706,7 @@ mono_fail(uint8_t st[ULID_BYTES], uint64_t now,
 	memset(out, SENTINEL_BYTE, sizeof(out));
 	memset(sentinel, SENTINEL_BYTE, sizeof(sentinel));
 	memcpy(before, st, ULID_BYTES);
-	assert_int_equal(ulid_monotonic_next(st, now, rnd, out), want);
+	assert_int_equal(cosid_ulid_monotonic_next(st, now, rnd, out), want);
 	assert_memory_equal(st, before, ULID_BYTES);
 	assert_memory_equal(out, sentinel, ULID_BYTES);
 }
@@ -740,7 +740,7 @@ test_mono_sequence_steps(void **state)
 	mono_ok(st, 1000, mono_r2, w2);
 	/* Clock went back: plus one, time stays 1000. */
 	mono_ok(st, 999, mono_r2, w3);
-	assert_int_equal(ulid_time_ms(st), 1000);
+	assert_int_equal(cosid_ulid_time_ms(st), 1000);
 	/* Clock moved on: fresh random, new time. */
 	mono_ok(st, 1001, mono_r2, w4);
 }
@@ -770,11 +770,11 @@ test_mono_carry(void **state)
 	uint8_t		st[ULID_BYTES];
 
 	(void) state;
-	ulid_build(1000, r, st);
+	cosid_ulid_build(1000, r, st);
 	mono_ok(st, 1000, mono_r1, w1);
 	mono_ok(st, 1000, mono_r1, w2);
 
-	ulid_build(vec1_time, r_long, st);
+	cosid_ulid_build(vec1_time, r_long, st);
 	mono_ok(st, vec1_time - 5, mono_r1, w3);
 }
 
@@ -793,15 +793,15 @@ test_mono_wait(void **state)
 	uint8_t		out[ULID_BYTES];
 
 	(void) state;
-	ulid_build(5000, ones, st);
+	cosid_ulid_build(5000, ones, st);
 	mono_fail(st, 5000, mono_r1, ULID_MONO_WAIT);
 	mono_fail(st, 4000, mono_r1, ULID_MONO_WAIT);
 	mono_ok(st, 5001, mono_r1, w);
 
 	/* Reaching all ones by incrementing, then waiting. */
-	ulid_build(7, ones, st);
+	cosid_ulid_build(7, ones, st);
 	st[15] = 0xFE;
-	assert_int_equal(ulid_monotonic_next(st, 7, mono_r1, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_monotonic_next(st, 7, mono_r1, out), ULID_MONO_OK);
 	assert_int_equal(out[15], 0xFF);
 	mono_fail(st, 7, mono_r1, ULID_MONO_WAIT);
 }
@@ -840,7 +840,7 @@ test_mono_long_sequence(void **state)
 	for (int n = 0; n < 100000; n++)
 	{
 		uint64_t	r = xs_next(&x);
-		uint64_t	last_ms = ulid_time_ms(st);
+		uint64_t	last_ms = cosid_ulid_time_ms(st);
 
 		/* Mostly the same or next millisecond; sometimes jumps or goes back. */
 		switch (r % 16)
@@ -867,18 +867,18 @@ test_mono_long_sequence(void **state)
 			memset(rnd, 0xFF, ULID_RAND_BYTES);
 
 		memset(out, SENTINEL_BYTE, sizeof(out));
-		if (ulid_monotonic_next(st, now, rnd, out) == ULID_MONO_WAIT)
+		if (cosid_ulid_monotonic_next(st, now, rnd, out) == ULID_MONO_WAIT)
 		{
 			assert_true(now <= last_ms);
 			assert_memory_equal(st, prev, ULID_BYTES);
 			waits++;
 			now = last_ms + 1;
-			assert_int_equal(ulid_monotonic_next(st, now, rnd, out),
+			assert_int_equal(cosid_ulid_monotonic_next(st, now, rnd, out),
 							 ULID_MONO_OK);
 		}
 		assert_true(memcmp(prev, out, ULID_BYTES) < 0);
 		assert_memory_equal(st, out, ULID_BYTES);
-		assert_int_equal(ulid_time_ms(out), now > last_ms ? now : last_ms);
+		assert_int_equal(cosid_ulid_time_ms(out), now > last_ms ? now : last_ms);
 		memcpy(prev, out, ULID_BYTES);
 	}
 	assert_true(backs > 1000 && same > 1000 && waits > 10);
@@ -901,17 +901,17 @@ test_uuid7_build(void **state)
 	uint8_t		zeros[UUID7_RAND_BYTES] = {0};
 
 	(void) state;
-	uuid7_build(vec1_time, vec1_rand, out);
+	cosid_uuid7_build(vec1_time, vec1_rand, out);
 	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
-	assert_int_equal(ulid_time_ms(out), vec1_time);
+	assert_int_equal(cosid_ulid_time_ms(out), vec1_time);
 	/* version 7 and variant 10 whatever the random bytes */
 	memset(ones, 0xFF, sizeof(ones));
-	uuid7_build(ULID_MAX_TIME, ones, out);
+	cosid_uuid7_build(ULID_MAX_TIME, ones, out);
 	assert_int_equal(out[6], 0x7F);
 	assert_int_equal(out[8], 0xBF);
 	assert_int_equal(out[0], 0xFF);
 	assert_int_equal(out[5], 0xFF);
-	uuid7_build(0, zeros, out);
+	cosid_uuid7_build(0, zeros, out);
 	assert_int_equal(out[6], 0x70);
 	assert_int_equal(out[8], 0x80);
 	assert_int_equal(out[15], 0x00);
@@ -925,21 +925,21 @@ test_uuid7_mono_steps(void **state)
 	uint8_t		want[ULID_BYTES];
 
 	(void) state;
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
 	assert_memory_equal(st, out, ULID_BYTES);
 	/* same millisecond: plus one in the last byte */
 	memcpy(want, vec1_uuid7, ULID_BYTES);
 	want[15] = 0x12;
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, want, ULID_BYTES);
 	/* the clock went back: still plus one, the time stays */
 	want[15] = 0x13;
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time - 5000, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time - 5000, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, want, ULID_BYTES);
 	/* a later millisecond: fresh random part */
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
-	assert_int_equal(ulid_time_ms(out), vec1_time + 1);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_time_ms(out), vec1_time + 1);
 	assert_memory_equal(out + 6, vec1_uuid7 + 6, ULID_BYTES - 6);
 }
 
@@ -978,13 +978,13 @@ test_uuid7_mono_carry(void **state)
 
 	(void) state;
 	memcpy(st, before, ULID_BYTES);
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, after, ULID_BYTES);
 	memcpy(st, before2, ULID_BYTES);
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, after2, ULID_BYTES);
 	memcpy(st, before3, ULID_BYTES);
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, after3, ULID_BYTES);
 }
 
@@ -1002,15 +1002,15 @@ test_uuid7_mono_wait_and_range(void **state)
 	(void) state;
 	memcpy(st, full, ULID_BYTES);
 	memset(out, SENTINEL_BYTE, sizeof(out));
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_WAIT);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_WAIT);
 	assert_memory_equal(st, full, ULID_BYTES);
 	memcpy(copy, out, ULID_BYTES);
 	for (int i = 0; i < ULID_BYTES; i++)
 		assert_int_equal(copy[i], SENTINEL_BYTE);
 	/* the next millisecond issues again */
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
-	assert_int_equal(ulid_time_ms(out), vec1_time + 1);
-	assert_int_equal(uuid7_monotonic_next(st, ULID_MAX_TIME + 1, vec1_rand, out), ULID_MONO_TIME_RANGE);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time + 1, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_time_ms(out), vec1_time + 1);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, ULID_MAX_TIME + 1, vec1_rand, out), ULID_MONO_TIME_RANGE);
 }
 
 /* 100,000 in one millisecond: strictly increasing, version and variant kept */
@@ -1022,10 +1022,10 @@ test_uuid7_mono_long(void **state)
 	uint8_t		out[ULID_BYTES];
 
 	(void) state;
-	assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, prev), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, prev), ULID_MONO_OK);
 	for (int i = 0; i < 100000; i++)
 	{
-		assert_int_equal(uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+		assert_int_equal(cosid_uuid7_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
 		assert_true(memcmp(out, prev, ULID_BYTES) > 0);
 		assert_int_equal(out[6] >> 4, 7);
 		assert_int_equal(out[8] >> 6, 2);
@@ -1044,19 +1044,19 @@ test_mono_need_random(void **state)
 	uint8_t		before[ULID_BYTES];
 
 	(void) state;
-	assert_int_equal(ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
-	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
-	assert_int_equal(ulid_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
-	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_int_equal(cosid_uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_int_equal(cosid_ulid_monotonic_next(st, vec1_time, vec1_rand, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st7, vec1_time, vec1_rand, out), ULID_MONO_OK);
 	assert_memory_equal(out, vec1_uuid7, ULID_BYTES);
 	/* the same millisecond needs none */
-	assert_int_equal(ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_OK);
+	assert_int_equal(cosid_ulid_monotonic_next(st, vec1_time, NULL, out), ULID_MONO_OK);
 	assert_memory_equal(out, st, ULID_BYTES);
-	assert_int_equal(uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_OK);
+	assert_int_equal(cosid_uuid7_monotonic_next(st7, vec1_time, NULL, out), ULID_MONO_OK);
 	assert_int_equal(out[15], 0x12);
 	/* a later one does, and nothing changes */
 	memcpy(before, st7, ULID_BYTES);
-	assert_int_equal(uuid7_monotonic_next(st7, vec1_time + 1, NULL, out), ULID_MONO_NEED_RANDOM);
+	assert_int_equal(cosid_uuid7_monotonic_next(st7, vec1_time + 1, NULL, out), ULID_MONO_NEED_RANDOM);
 	assert_memory_equal(st7, before, ULID_BYTES);
 }
 
@@ -1083,15 +1083,15 @@ static int
 mono_draw(int uuid7, uint8_t st[ULID_BYTES], uint64_t now, uint64_t *seed,
 		  uint8_t drawn[ULID_RAND_BYTES], uint8_t out[ULID_BYTES])
 {
-	UlidMonoResult r = uuid7 ? uuid7_monotonic_next(st, now, NULL, out) :
-		ulid_monotonic_next(st, now, NULL, out);
+	UlidMonoResult r = uuid7 ? cosid_uuid7_monotonic_next(st, now, NULL, out) :
+		cosid_ulid_monotonic_next(st, now, NULL, out);
 
 	if (r == ULID_MONO_OK)
 		return 0;
 	assert_int_equal(r, ULID_MONO_NEED_RANDOM);
 	draw_random(seed, drawn);
-	r = uuid7 ? uuid7_monotonic_next(st, now, drawn, out) :
-		ulid_monotonic_next(st, now, drawn, out);
+	r = uuid7 ? cosid_uuid7_monotonic_next(st, now, drawn, out) :
+		cosid_ulid_monotonic_next(st, now, drawn, out);
 	assert_int_equal(r, ULID_MONO_OK);
 	return 1;
 }
@@ -1128,9 +1128,9 @@ check_restart_behind(int uuid7)
 	uint64_t	seed[2] = {UINT64_C(0x9E3779B97F4A7C15), UINT64_C(0xD1B54A32D192ED03)};
 
 	if (uuid7)
-		uuid7_build(mark, zeros, point);
+		cosid_uuid7_build(mark, zeros, point);
 	else
-		ulid_build(mark, zeros, point);
+		cosid_ulid_build(mark, zeros, point);
 	for (int server = 0; server < 2; server++)
 	{
 		const uint8_t *prev = point;
@@ -1148,12 +1148,12 @@ check_restart_behind(int uuid7)
 				uint8_t		want[ULID_BYTES];
 
 				if (uuid7)
-					uuid7_build(mark, drawn, want);
+					cosid_uuid7_build(mark, drawn, want);
 				else
-					ulid_build(mark, drawn, want);
+					cosid_ulid_build(mark, drawn, want);
 				assert_memory_equal(out, want, ULID_BYTES);
 			}
-			assert_int_equal(ulid_time_ms(out), mark);
+			assert_int_equal(cosid_ulid_time_ms(out), mark);
 			assert_true(memcmp(out, prev, ULID_BYTES) > 0);
 			if (uuid7)
 			{
@@ -1199,20 +1199,20 @@ test_mono_restart_edges(void **state)
 	uint8_t		want[ULID_BYTES];
 
 	(void) state;
-	ulid_build(mark, zeros, st);
-	assert_int_equal(ulid_monotonic_next(st, mark, zeros, out), ULID_MONO_OK);
-	ulid_build(mark, zeros, want);
+	cosid_ulid_build(mark, zeros, st);
+	assert_int_equal(cosid_ulid_monotonic_next(st, mark, zeros, out), ULID_MONO_OK);
+	cosid_ulid_build(mark, zeros, want);
 	want[15] = 1;
 	assert_memory_equal(out, want, ULID_BYTES);
-	uuid7_build(mark, zeros, st);
-	assert_int_equal(uuid7_monotonic_next(st, mark - 1, zeros, out), ULID_MONO_OK);
-	uuid7_build(mark, zeros, want);
+	cosid_uuid7_build(mark, zeros, st);
+	assert_int_equal(cosid_uuid7_monotonic_next(st, mark - 1, zeros, out), ULID_MONO_OK);
+	cosid_uuid7_build(mark, zeros, want);
 	want[15] = 1;
 	assert_memory_equal(out, want, ULID_BYTES);
 	/* the clock past the point: its own millisecond, the drawn bytes */
-	ulid_build(mark, zeros, st);
-	assert_int_equal(ulid_monotonic_next(st, mark + 1, mono_r1, out), ULID_MONO_OK);
-	ulid_build(mark + 1, mono_r1, want);
+	cosid_ulid_build(mark, zeros, st);
+	assert_int_equal(cosid_ulid_monotonic_next(st, mark + 1, mono_r1, out), ULID_MONO_OK);
+	cosid_ulid_build(mark + 1, mono_r1, want);
 	assert_memory_equal(out, want, ULID_BYTES);
 }
 
