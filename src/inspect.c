@@ -1,9 +1,13 @@
 /*
  * inspect.c - what ids and generators hold: cosid_unpack, cosid_pack,
  * cosid_is_js_safe, and the views cosid_stats (generators' counters) and
- * cosid_slot (this server's slot and window).
+ * cosid_slot (this server's slot and window); cosid_slot_confirm(), the
+ * operator's word that a copied server's manual slot is its own (the one
+ * call here that changes something: it asks the slot worker to open the
+ * window).
  *
- * Owns: nothing but these functions.  Must not: issue ids or change state.
+ * Owns: nothing but these functions.  Must not: issue ids or change a
+ * generator's state.
  */
 #include "catalog.h"
 #include "codecbind.h"
