@@ -189,6 +189,16 @@ check_format(const uint8_t u[ULID_BYTES], char text[ULID_TEXT_LEN])
 	CHECK(memcmp(back, u, ULID_BYTES) == 0);
 }
 
+/* Whether a ULID's 80-bit part is zero. */
+static int
+rand_zero(const uint8_t *u)
+{
+	for (int i = 6; i < ULID_BYTES; i++)
+		if (u[i] != 0)
+			return 0;
+	return 1;
+}
+
 /*
  * Drive the monotonic state machine: the state is the first 16 bytes (zero
  * padded), then each step takes two bytes, an opcode and a clock delta.
@@ -265,6 +275,18 @@ check_monotonic(const uint8_t *data, size_t size)
 		{
 			CHECK(r == ULID_MONO_OK);
 			cosid_ulid_build(now, rnd, expect);
+		}
+		else if (rand_zero(prev))
+		{
+			/*
+			 * A last ULID whose 80-bit part is zero (the mark after a
+			 * restart) is a point to go on from: fresh random bits at its
+			 * time (never zero), not 1, 2, 3...
+			 */
+			CHECK(r == ULID_MONO_OK);
+			cosid_ulid_build(last_ms, rnd, expect);
+			if (rand_zero(expect))
+				expect[ULID_BYTES - 1] = 1;
 		}
 		else
 		{
