@@ -128,6 +128,13 @@ typedef struct CosidGenEntry
 extern CosidGenEntry *cosid_gen_entries;
 extern LWLock *cosid_gen_hash_lock;
 
+/* An entry's place in the table (a lock tag's key, say): 0 .. max - 1. */
+static inline uint32
+cosid_gen_entry_index(const CosidGenEntry *e)
+{
+	return (uint32) (e - cosid_gen_entries);
+}
+
 extern void cosid_genstate_define_settings(void);
 extern void cosid_genstate_shmem_request(void);
 extern Size cosid_genstate_shmem_size(void);

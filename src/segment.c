@@ -602,7 +602,7 @@ next_range(CosidGenEntry *e)
 static void
 fetch_locktag(LOCKTAG *tag, CosidGenEntry *e, uint64 entry_tag)
 {
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (e - cosid_gen_entries),
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, cosid_gen_entry_index(e),
 						 (uint32) entry_tag, FETCH_LOCK_KIND);
 }
 
