@@ -77,4 +77,17 @@
 #define cosid_rel_changed_file_subid(rel) ((rel)->rd_firstRelfilenodeSubid)
 #endif
 
+/*
+ * A wait event of cosid's own, by name (pg_stat_activity.wait_event, type
+ * Extension): registered with WaitEventExtensionNew from 17 on (the first
+ * call in the cluster allocates it, later ones look it up; it takes an
+ * LWLock, so never under a spinlock); before 17 there are no named events
+ * and every wait shows as the generic Extension.  Needs utils/wait_event.h.
+ */
+#if PG_VERSION_NUM >= 170000
+#define cosid_wait_event_new(name) WaitEventExtensionNew(name)
+#else
+#define cosid_wait_event_new(name) ((void) (name), (uint32) PG_WAIT_EXTENSION)
+#endif
+
 #endif							/* COSID_COMPAT_H */

@@ -413,7 +413,7 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 	/* the worker takes it at its next turn; wait for the window */
 	for (int i = 0; i < 500 && cosid_window_state() != COSID_SLOT_ACTIVE; i++)
 	{
-		cosid_sleep_ms(10);
+		cosid_sleep_ms(10, COSID_WAIT_WINDOW);
 		CHECK_FOR_INTERRUPTS();
 	}
 	if (cosid_window_state() != COSID_SLOT_ACTIVE)

@@ -270,9 +270,13 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 		switch (r)
 		{
 			case COSID_NEXT_WAIT_SEQUENCE:
+				cosid_wait_until_ms(wait_until, COSID_WAIT_SEQUENCE);
+				break;
 			case COSID_NEXT_WAIT_CLOCK:
+				cosid_wait_until_ms(wait_until, COSID_WAIT_CLOCK_BEHIND);
+				break;
 			case COSID_NEXT_WAIT_WINDOW:
-				cosid_wait_until_ms(wait_until);
+				cosid_wait_until_ms(wait_until, COSID_WAIT_WINDOW);
 				break;
 			case COSID_NEXT_WINDOW_ENDED:
 				/*
@@ -295,7 +299,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 					cosid_lease_store_away() ||
 					cosid_citus_slot_refused(NULL, 0))
 					report_stop(c, r, 0);
-				cosid_wait_1ms();
+				cosid_wait_1ms(COSID_WAIT_WINDOW);
 				break;
 			default:
 				report_stop(c, r, wait_until);

@@ -620,7 +620,7 @@ wait_for_fetch(CosidGenEntry *e, uint64 entry_tag)
 	if (LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
 		(void) LockAcquire(&tag, ShareLock, false, false);
 	else
-		cosid_wait_1ms();
+		cosid_wait_1ms(COSID_WAIT_SEGMENT_FETCH);
 	LockRelease(&tag, ShareLock, false);
 }
 

@@ -321,7 +321,7 @@ cosid_citus_reader_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		read_and_publish();
-		cosid_sleep_ms(READ_INTERVAL_MS);
+		cosid_sleep_ms(READ_INTERVAL_MS, COSID_WAIT_CITUS_READER);
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* exit code 1: restarted when terminated (the postmaster shutting down does not) */

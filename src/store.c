@@ -103,7 +103,8 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 	}
 	rc = WaitLatchOrSocket(MyLatch,
 						   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | io_flag,
-						   PQsocket(conn), (long) left, PG_WAIT_EXTENSION);
+						   PQsocket(conn), (long) left,
+						   cosid_wait_event(COSID_WAIT_LEASE_STORE));
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
 	/* a backend (segment fetches): cancel and terminate end the wait */

@@ -786,7 +786,7 @@ monotonic_next(uint8 *last, MonoStep step, uint8 *out)
 		if (r == ULID_MONO_TIME_RANGE)
 			ulid_time_range_error();
 		/* every id of one millisecond used: wait for the next one. */
-		cosid_wait_1ms();
+		cosid_wait_1ms(COSID_WAIT_SEQUENCE);
 	}
 }
 
@@ -836,7 +836,7 @@ gen_uuidv7(PG_FUNCTION_ARGS)
 		}
 		if (r == ULID_MONO_TIME_RANGE)
 			ulid_time_range_error();
-		cosid_wait_1ms();
+		cosid_wait_1ms(COSID_WAIT_SEQUENCE);
 	}
 	PG_RETURN_UUID_P(u);
 }

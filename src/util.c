@@ -177,23 +177,51 @@ cosid_backoff_errdetail(CosidBackoffStep step)
 							step.repeats, step.repeats, step.delay_ms);
 }
 
+/* The wait events' names: the one list of them (docs/operations.md has their table). */
+static const char *const wait_names[COSID_WAIT_COUNT] = {
+	[COSID_WAIT_WINDOW] = "CosidWindow",
+	[COSID_WAIT_CLOCK_BEHIND] = "CosidClockBehind",
+	[COSID_WAIT_SEQUENCE] = "CosidSequenceExhausted",
+	[COSID_WAIT_SEGMENT_FETCH] = "CosidSegmentFetch",
+	[COSID_WAIT_LEASE_STORE] = "CosidLeaseStore",
+	[COSID_WAIT_CITUS_READER] = "CosidCitusReaderMain",
+	[COSID_WAIT_SLOT_WORKER] = "CosidSlotWorkerMain",
+	[COSID_WAIT_RECOVERY_END] = "CosidRecoveryEnd",
+};
+
+/*
+ * This backend's wait event of each wait, found at its first use (0: not
+ * yet; no wait event is 0, whose class is none).  Registering takes an
+ * LWLock: the callers wait outside locks.
+ */
+static uint32 wait_events[COSID_WAIT_COUNT];
+
+uint32
+cosid_wait_event(CosidWait wait)
+{
+	Assert(wait >= 0 && wait < COSID_WAIT_COUNT);
+	if (unlikely(wait_events[wait] == 0))
+		wait_events[wait] = cosid_wait_event_new(wait_names[wait]);
+	return wait_events[wait];
+}
+
 void
-cosid_sleep_ms(int ms)
+cosid_sleep_ms(int ms, CosidWait wait)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
+					 ms, cosid_wait_event(wait));
 	ResetLatch(MyLatch);
 }
 
 void
-cosid_wait_1ms(void)
+cosid_wait_1ms(CosidWait wait)
 {
-	cosid_sleep_ms(1);
+	cosid_sleep_ms(1, wait);
 	CHECK_FOR_INTERRUPTS();
 }
 
 void
-cosid_wait_until_ms(int64 target_ms)
+cosid_wait_until_ms(int64 target_ms, CosidWait wait)
 {
 	for (;;)
 	{
@@ -209,7 +237,7 @@ cosid_wait_until_ms(int64 target_ms)
 			continue;
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 (long) (target_ms - now - 1), PG_WAIT_EXTENSION);
+						 (long) (target_ms - now - 1), cosid_wait_event(wait));
 		ResetLatch(MyLatch);
 	}
 }

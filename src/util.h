@@ -59,14 +59,44 @@ extern uint64 cosid_now_ms(void);
  */
 extern int64 cosid_monotonic_ms(void);
 
+/*
+ * Every place where cosid waits, each reported as its own wait event
+ * (pg_stat_activity.wait_event, wait_event_type Extension) from PostgreSQL
+ * 17 on; on 15 and 16 every one shows as the generic event Extension.  The
+ * names are in util.c; docs/operations.md ("Wait events") says what each
+ * means and what to do.
+ */
+typedef enum CosidWait
+{
+	COSID_WAIT_WINDOW,			/* CosidWindow: for the slot's window to open or
+								 * be extended */
+	COSID_WAIT_CLOCK_BEHIND,	/* CosidClockBehind: for the clock to catch up
+								 * after it went back */
+	COSID_WAIT_SEQUENCE,		/* CosidSequenceExhausted: a time unit's
+								 * sequence is used up, for the next unit */
+	COSID_WAIT_SEGMENT_FETCH,	/* CosidSegmentFetch: for another backend's
+								 * fetch of segments */
+	COSID_WAIT_LEASE_STORE,		/* CosidLeaseStore: for the lease store */
+	COSID_WAIT_CITUS_READER,	/* CosidCitusReaderMain: the Citus group
+								 * reader between readings */
+	COSID_WAIT_SLOT_WORKER,		/* CosidSlotWorkerMain: the slot worker
+								 * between turns */
+	COSID_WAIT_RECOVERY_END,	/* CosidRecoveryEnd: the slot worker, for
+								 * recovery to end */
+	COSID_WAIT_COUNT
+} CosidWait;
+
+/* The wait event of a wait (registered in the cluster at its first use). */
+extern uint32 cosid_wait_event(CosidWait wait);
+
 /* Sleep ms on the process latch (a set latch ends it early; no interrupt check). */
-extern void cosid_sleep_ms(int ms);
+extern void cosid_sleep_ms(int ms, CosidWait wait);
 
 /* Sleep about one millisecond, interruptibly (never inside a lock). */
-extern void cosid_wait_1ms(void);
+extern void cosid_wait_1ms(CosidWait wait);
 
 /* Wait until the wall clock reaches target_ms, interruptibly. */
-extern void cosid_wait_until_ms(int64 target_ms);
+extern void cosid_wait_until_ms(int64 target_ms, CosidWait wait);
 
 /* Unix milliseconds <-> timestamptz; and as text for messages. */
 extern TimestampTz cosid_ms_to_timestamptz(int64 ms);

@@ -120,7 +120,7 @@ wait_for_recovery_end(void)
 		 * at first, so the window opens as the server starts accepting
 		 * connections; a standby waits long, so look less often later.
 		 */
-		cosid_sleep_ms(turn < 1000 ? 5 : 100);
+		cosid_sleep_ms(turn < 1000 ? 5 : 100, COSID_WAIT_RECOVERY_END);
 		if (ShutdownRequestPending)
 			return false;
 		reload();
@@ -275,7 +275,7 @@ cosid_worker_main(Datum arg)
 		while (!ShutdownRequestPending)
 		{
 			reload();
-			cosid_sleep_ms(1000);
+			cosid_sleep_ms(1000, COSID_WAIT_SLOT_WORKER);
 		}
 		proc_exit(0);
 	}
@@ -289,7 +289,7 @@ cosid_worker_main(Datum arg)
 	{
 		reload();
 		/* every turn ends here, in one wait; a backend's request ends it early */
-		cosid_sleep_ms(worker_turn(&w));
+		cosid_sleep_ms(worker_turn(&w), COSID_WAIT_SLOT_WORKER);
 	}
 
 	/* clean shutdown: close the window, record where the next may start */
