@@ -199,7 +199,7 @@ static uint32 wait_events[COSID_WAIT_COUNT];
 uint32
 cosid_wait_event(CosidWait wait)
 {
-	Assert(wait >= 0 && wait < COSID_WAIT_COUNT);
+	Assert(wait < COSID_WAIT_COUNT);
 	if (unlikely(wait_events[wait] == 0))
 		wait_events[wait] = cosid_wait_event_new(wait_names[wait]);
 	return wait_events[wait];
