@@ -74,6 +74,7 @@ cosid_shmem_startup(void)
 	cosid_genstate_shmem_init();
 	cosid_segment_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
+	cosid_wait_events_init();
 	cosid_preloaded = true;
 }
 

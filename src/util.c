@@ -18,6 +18,7 @@
 #include "port/atomics.h"
 #include "storage/fd.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -190,11 +191,50 @@ static const char *const wait_names[COSID_WAIT_COUNT] = {
 };
 
 /*
- * This backend's wait event of each wait, found at its first use (0: not
- * yet; no wait event is 0, whose class is none).  Registering takes an
+ * The wait event of each wait in this process (0: not known yet; no wait
+ * event is 0).  Preloaded, the postmaster registers them all as it makes the
+ * shared memory (cosid_wait_events_init) and its children inherit them;
+ * loaded later, a process registers each at its first use, which takes an
  * LWLock: the callers wait outside locks.
  */
 static uint32 wait_events[COSID_WAIT_COUNT];
+
+void
+cosid_wait_events_init(void)
+{
+	MemoryContext mcxt = CurrentMemoryContext;
+
+	/* after a crash the shared memory, and its table of events, is new */
+	memset(wait_events, 0, sizeof(wait_events));
+	PG_TRY();
+	{
+		for (int i = 0; i < COSID_WAIT_COUNT; i++)
+			wait_events[i] = cosid_wait_event_new(wait_names[i]);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		/*
+		 * The cluster's table of custom wait events is full (128 for every
+		 * extension): no wait of cosid may fail on it later, so they show as
+		 * the generic event.  The postmaster holds no lock here but, maybe,
+		 * the registration's.
+		 */
+		MemoryContextSwitchTo(mcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		LWLockReleaseAll();
+		ereport(WARNING,
+				(errmsg("cosid could not register its wait events: %s", edata->message),
+				 errdetail("Its waits show as the wait event Extension.")));
+		FreeErrorData(edata);
+		for (int i = 0; i < COSID_WAIT_COUNT; i++)
+			if (wait_events[i] == 0)
+				wait_events[i] = PG_WAIT_EXTENSION;
+	}
+	PG_END_TRY();
+}
 
 uint32
 cosid_wait_event(CosidWait wait)

@@ -86,8 +86,15 @@ typedef enum CosidWait
 	COSID_WAIT_COUNT
 } CosidWait;
 
-/* The wait event of a wait (registered in the cluster at its first use). */
+/* The wait event of a wait. */
 extern uint32 cosid_wait_event(CosidWait wait);
+
+/*
+ * Register every wait event (the postmaster, as it makes cosid's shared
+ * memory); when the cluster has no room for them, a WARNING, and they show
+ * as the generic Extension.
+ */
+extern void cosid_wait_events_init(void);
 
 /* Sleep ms on the process latch (a set latch ends it early; no interrupt check). */
 extern void cosid_sleep_ms(int ms, CosidWait wait);

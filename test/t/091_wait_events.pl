@@ -16,9 +16,10 @@
 # - CosidCitusReaderMain: the Citus group reader (cosid.slot = 'citus')
 #   between its readings; with Citus when it is built, else without it (the
 #   reader reads, finds no Citus, and waits just the same).
-# - pg_wait_events (17 and later) lists those events, and the slot worker's
-#   CosidSlotWorkerMain: the slot worker holds no database connection, so
-#   pg_stat_activity does not list it, but the event it registered is there.
+# - pg_wait_events (17 and later) lists all eight of cosid's events, which
+#   the postmaster registered at start (also those of the slot worker, which
+#   holds no database connection, so that pg_stat_activity does not list
+#   it).
 #
 # Each check polls pg_stat_activity for one session and one event name, so a
 # wait that reported another event (or none) fails it; a control checks that
@@ -37,7 +38,8 @@ my $connstr = 'host=' . $store->host . ' port=' . $store->port . ' dbname=postgr
 
 my $faked = defined faketime_lib();
 my $node = cosid_node('waits', no_start => 1,
-	conf => [ "cosid.lease_store = '$connstr'", "cosid.namespace = 'ns091'" ]);
+	conf => [ "cosid.lease_store = '$connstr'", "cosid.namespace = 'ns091'",
+		'restart_after_crash = on' ]);
 my $offset_file = $node->basedir . '/faketime.rc';
 if ($faked)
 {
@@ -254,15 +256,49 @@ SKIP:
 SKIP:
 {
 	skip "PostgreSQL $major has no named events of extensions (pg_wait_events is 17's)", 1 unless $named;
-	my @want = sort(qw(CosidSequenceExhausted CosidWindow CosidLeaseStore CosidSegmentFetch
-		  CosidSlotWorkerMain), $faked ? ('CosidClockBehind') : ());
-	my $have = $node->safe_psql('postgres', q{
-		SELECT string_agg(name, ' ' ORDER BY name) FROM pg_wait_events
-		WHERE type = 'Extension' AND name LIKE 'Cosid%'});
-	my %have = map { $_ => 1 } split / /, $have;
-	is(join(' ', grep { !$have{$_} } @want), '',
-		'pg_wait_events lists the events seen and the slot worker\'s CosidSlotWorkerMain')
-	  or diag("it lists: $have");
+	is( $node->safe_psql('postgres', q{
+			SELECT string_agg(name, ' ' ORDER BY name) FROM pg_wait_events
+			WHERE type = 'Extension' AND name LIKE 'Cosid%'}),
+		join(' ', sort qw(CosidWindow CosidClockBehind CosidSequenceExhausted CosidSegmentFetch
+			  CosidLeaseStore CosidCitusReaderMain CosidSlotWorkerMain CosidRecoveryEnd)),
+		'pg_wait_events lists the eight events of cosid, registered at start');
+}
+
+# ---- a backend crashes: the postmaster makes the shared memory, and the events, anew
+{
+	my $v = start_session($node, 'w_crash', 'SELECT pg_sleep(60)');
+	my $vpid;
+	poll_until(10, sub {
+			$vpid = $node->safe_psql('postgres', "SELECT pid FROM pg_stat_activity WHERE application_name = 'w_crash'");
+			$vpid ne '';
+		}, 20);
+	kill('KILL', $vpid) or die "could not kill backend $vpid: $!";
+	finish_session($v);
+	ok( poll_until(30, sub {
+				# (psql may find the server gone, or still in recovery)
+				my ($ret, $out) = eval { $node->psql('postgres', 'SELECT 1') };
+				defined $ret && $ret == 0 && $out eq '1';
+			}, 200),
+		'after a backend was killed the server runs again');
+	# the window starts where the one before the crash ended (up to 1 s on),
+	# and a unit of a second must start inside it
+	ok( poll_until(10, sub {
+				my ($ret) = $node->psql('postgres', "SELECT cosid_next('one_per_second')");
+				$ret == 0;
+			}, 200),
+		'and issues ids again');
+	my $s = start_session($node, 'w_seq2',
+		"SELECT count(cosid_next('one_per_second')) FROM generate_series(1, 600)");
+	is(seen($node, 'w_seq2', expected('CosidSequenceExhausted'), 10), 'seen',
+		'after the restart a call still waits on ' . expected('CosidSequenceExhausted'));
+	cancel($node, 'w_seq2');
+	finish_session($s);
+	if ($named)
+	{
+		is( $node->safe_psql('postgres', q{
+				SELECT count(*) FROM pg_wait_events WHERE type = 'Extension' AND name LIKE 'Cosid%'}),
+			'8', 'pg_wait_events lists the eight again');
+	}
 }
 
 $node->stop;
