@@ -203,6 +203,9 @@ my $seq_max = $coord->safe_psql($db, q{SELECT max(n) FROM seq_rows});
 # into a single server without Citus
 my $single = cosid_node('single', conf => [ "cosid.lease_store = '" . $store_conn->('cosid_srv9') . "'" ]);
 $coord->safe_psql($db, q{CREATE ROLE cosid_srv9 LOGIN IN ROLE cosid_servers});
+# 1.4: the restored server's store role uses the cluster's counter once the store's superuser grants it
+$coord->safe_psql($db, "INSERT INTO cosid.segment_counter_grant (namespace, database, name, role) "
+	  . "VALUES ('default', '$db', 'ticket', 'cosid_srv9')");
 # the roles first (pg_dumpall --roles-only), as for any restore into a new server
 $single->safe_psql('postgres', q{CREATE ROLE cosid_servers NOLOGIN});
 $single->safe_psql('postgres', "CREATE DATABASE $db");
