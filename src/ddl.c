@@ -10,8 +10,14 @@
  * Sequences are made and altered through core's C APIs on parse nodes, never
  * SQL text.
  *
- * Owns: the rules of a change (what alter may not change).  Must not: issue
- * ids, or keep state across calls.
+ * The row cosid_define inserts is built by named column numbers
+ * (Anum_generator_*).  A name's history (cosid.generator_history) is
+ * history.c's; what a restore may load, restore.c's, which applies the
+ * rules of a define that this file exports (ddl.h).
+ *
+ * Owns: the rules of a change (what alter may not change, who may give this
+ * database another database's identity).  Must not: issue ids, or keep
+ * state across calls.
  */
 #include "catalog.h"
 #include "citus.h"
@@ -61,19 +67,122 @@ PG_FUNCTION_INFO_V1(cosid_give_identities);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
-static void
-layout_values(const CosidGenDef *def, Datum *values, char *nulls)
+/*
+ * The columns of cosid.generator that cosid_define writes, numbered as the
+ * parameters of its INSERT ($1 is the name): Anum_-style constants, so that
+ * the row is built by name, never by position.  They are not the table's
+ * attribute numbers (the INSERT names its columns; 1.0's table has owner
+ * last, and the update to 1.3 added codec_functions, identity and
+ * counter_database).  A catalog from before 1.3 takes only the first
+ * Natts_generator_1_2 columns.
+ */
+enum
 {
-	bool		time_based = COSID_TIME_BASED(def->spec.strategy);
+	Anum_generator_name = 1,
+	Anum_generator_strategy,
+	Anum_generator_config,
+	Anum_generator_epoch_ms,
+	Anum_generator_unit_ms,
+	Anum_generator_time_bits,
+	Anum_generator_node_bits,
+	Anum_generator_seq_bits,
+	Anum_generator_seq_reset_threshold,
+	Anum_generator_owner,
+	Anum_generator_sequence,
+	Anum_generator_owns_sequence,
+	/* 1.3 */
+	Anum_generator_codec_functions,
+	Anum_generator_identity,
+	Anum_generator_counter_database,
+};
+#define Natts_generator			Anum_generator_counter_database
+#define Natts_generator_1_2		Anum_generator_owns_sequence
 
-	values[0] = Int64GetDatum(def->spec.layout.epoch_ms);
-	values[1] = Int32GetDatum((int32) def->spec.layout.unit_ms);
-	values[2] = Int32GetDatum(def->spec.layout.time_bits);
-	values[3] = Int32GetDatum(def->spec.layout.node_bits);
-	values[4] = Int32GetDatum(def->spec.layout.seq_bits);
-	values[5] = Int64GetDatum(def->spec.layout.seq_reset_threshold);
-	for (int i = 0; i < 6; i++)
-		nulls[i] = time_based ? ' ' : 'n';
+/* Each column's name, its parameter's type and the cast its parameter gets in VALUES. */
+static const struct
+{
+	const char *name;
+	Oid			type;
+	const char *cast;
+}			generator_columns[Natts_generator] = {
+	[Anum_generator_name - 1] = {"name", TEXTOID, ""},
+	[Anum_generator_strategy - 1] = {"strategy", TEXTOID, ""},
+	[Anum_generator_config - 1] = {"config", JSONBOID, ""},
+	[Anum_generator_epoch_ms - 1] = {"epoch_ms", INT8OID, ""},
+	[Anum_generator_unit_ms - 1] = {"unit_ms", INT4OID, ""},
+	[Anum_generator_time_bits - 1] = {"time_bits", INT4OID, ""},
+	[Anum_generator_node_bits - 1] = {"node_bits", INT4OID, ""},
+	[Anum_generator_seq_bits - 1] = {"seq_bits", INT4OID, ""},
+	[Anum_generator_seq_reset_threshold - 1] = {"seq_reset_threshold", INT8OID, ""},
+	[Anum_generator_owner - 1] = {"owner", OIDOID, "::pg_catalog.regrole"},
+	[Anum_generator_sequence - 1] = {"sequence", OIDOID, "::pg_catalog.regclass"},
+	[Anum_generator_owns_sequence - 1] = {"owns_sequence", BOOLOID, ""},
+	[Anum_generator_codec_functions - 1] = {"codec_functions", OIDARRAYOID, ""},
+	[Anum_generator_identity - 1] = {"identity", INT8OID, ""},
+	[Anum_generator_counter_database - 1] = {"counter_database", TEXTOID, ""},
+};
+
+/* A row of cosid.generator being built: every column null until set. */
+typedef struct GeneratorRow
+{
+	Datum		values[Natts_generator];
+	char		nulls[Natts_generator];
+} GeneratorRow;
+
+static void
+row_init(GeneratorRow *row)
+{
+	memset(row->values, 0, sizeof(row->values));
+	memset(row->nulls, 'n', sizeof(row->nulls));
+}
+
+static void
+row_set(GeneratorRow *row, int attnum, Datum value)
+{
+	Assert(attnum >= 1 && attnum <= Natts_generator);
+	row->values[attnum - 1] = value;
+	row->nulls[attnum - 1] = ' ';
+}
+
+/* A time-based generator's layout columns (a segment generator's stay null). */
+static void
+row_set_layout(GeneratorRow *row, const CosidGenDef *def)
+{
+	if (!COSID_TIME_BASED(def->spec.strategy))
+		return;
+	row_set(row, Anum_generator_epoch_ms, Int64GetDatum(def->spec.layout.epoch_ms));
+	row_set(row, Anum_generator_unit_ms, Int32GetDatum((int32) def->spec.layout.unit_ms));
+	row_set(row, Anum_generator_time_bits, Int32GetDatum(def->spec.layout.time_bits));
+	row_set(row, Anum_generator_node_bits, Int32GetDatum(def->spec.layout.node_bits));
+	row_set(row, Anum_generator_seq_bits, Int32GetDatum(def->spec.layout.seq_bits));
+	row_set(row, Anum_generator_seq_reset_threshold,
+			Int64GetDatum(def->spec.layout.seq_reset_threshold));
+}
+
+/*
+ * INSERT the row's first ncols columns into cosid.generator (as the
+ * catalog's owner, SPI connected), the statement made from
+ * generator_columns: its text is the same at every call.
+ */
+static void
+insert_generator(GeneratorRow *row, int ncols)
+{
+	StringInfoData cols;
+	StringInfoData params;
+	Oid			argtypes[Natts_generator];
+
+	Assert(ncols == Natts_generator || ncols == Natts_generator_1_2);
+	initStringInfo(&cols);
+	initStringInfo(&params);
+	for (int i = 0; i < ncols; i++)
+	{
+		appendStringInfo(&cols, "%s%s", i > 0 ? ", " : "", generator_columns[i].name);
+		appendStringInfo(&params, "%s$%d%s", i > 0 ? ", " : "", i + 1, generator_columns[i].cast);
+		argtypes[i] = generator_columns[i].type;
+	}
+	if (cosid_catalog_exec(psprintf("INSERT INTO cosid.generator (%s) VALUES (%s)", cols.data, params.data),
+						   ncols, argtypes, row->values, row->nulls, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not insert into cosid.generator");
 }
 
 /* An int8 option of CREATE/ALTER SEQUENCE, as a parse node. */
@@ -334,6 +443,160 @@ codec_functions_datum(const CosidCodecRt *rt, char *null)
 	return PointerGetDatum(construct_array(d, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
 }
 
+/*
+ * 42501 unless the current role may define a generator here: what CREATE
+ * SCHEMA needs, the CREATE privilege on the database (a generator is a new
+ * object of the database).
+ */
+static void
+check_may_define(const char *name)
+{
+	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to define generator \"%s\"", name),
+				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
+						   get_database_name(MyDatabaseId))));
+}
+
+/* 42710 when a generator of this name exists (SPI connected). */
+static void
+check_new_name(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("generator \"%s\" already exists", name),
+				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+}
+
+/*
+ * A time-based generator's identity in a catalog of 1.2 (which has no
+ * identity column): the name's state, as 1.2 keeps it (identity 0).
+ */
+static void
+define_identity_1_2(const char *name, CosidGenDef *def)
+{
+	CosidGenDef old;
+	bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
+
+	def->identity = 0;
+	strlcpy(def->name, name, NAMEDATALEN);
+
+	/*
+	 * Once the update gave identity 0 of this name and layout an identity in
+	 * another database, a generator of identity 0 issues with that one (the
+	 * other database's copies not yet updated do): only a role that may copy
+	 * that database's identity defines one.
+	 */
+	if (cosid_gen_zero_led_on(def))
+	{
+		Oid			db = cosid_gen_identity_owner(def);
+
+		if (OidIsValid(db) && db != MyDatabaseId && !cosid_ddl_may_take_identity(def, db))
+			cosid_ddl_identity_owner_error(def, db, NULL);
+	}
+	cosid_gen_define_name(def, had ? &old : NULL, 0);
+}
+
+/*
+ * Whose state a time-based generator has: the identity its name had when it
+ * was dropped in this database (its ids continue above what that issued),
+ * else a new one, which no other database's generator has (a copy of this
+ * database gets it with it).  With another layout than the old identity's,
+ * cosid_gen_define_name gives it the new one, recorded with a floor above
+ * what the old one may have issued.  v13: the catalog is 1.3's or later.
+ */
+static void
+define_identity(const char *name, CosidGenDef *def, bool v13)
+{
+	int64		fresh = new_identity();
+
+	def->identity = fresh;
+	if (COSID_TIME_BASED(def->spec.strategy) && v13)
+	{
+		CosidGenDef old;
+		bool		had = cosid_history_identity(name, &old) ||
+			cosid_gen_name_identity(name, &old);
+
+		if (had)
+			def->identity = old.identity;
+		cosid_gen_define_name(def, had ? &old : NULL, fresh);
+	}
+	else if (COSID_TIME_BASED(def->spec.strategy))
+		define_identity_1_2(name, def);
+}
+
+/*
+ * A segment generator starts above what its name handed out before it was
+ * dropped (cosid.generator_history); a "start" written at or below that is
+ * refused.  A local one's new sequence starts there; one from the lease
+ * store (which needs no sequence: the store counts, and its counter outlives
+ * a drop) gets it as its "start" in *config, which every fetch asks the
+ * store to stay above.  A name whose numbers came from the lease store
+ * cannot become local: only the store knows how far they went.  Returns the
+ * first number the generator may hand out, or PG_INT64_MIN when the name has
+ * no history.
+ */
+static int64
+segment_floor(const char *name, const CosidGenDef *def, Jsonb **config)
+{
+	int64		last = 0;
+	int64		floor;
+	bool		from_store = false;
+
+	if (!cosid_history_last(name, &last, &from_store))
+		return PG_INT64_MIN;
+	if (from_store && def->spec.distributor == COSID_DISTRIBUTOR_LOCAL)
+		key_error("distributor",
+				  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
+				  name);
+	if (def->spec.group == COSID_GROUP_NONE && def->spec.adopt == NULL &&
+		config_sets(*config, "start") && def->spec.start <= last)
+		key_error("start",
+				  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
+				  last, name, last);
+	if (last > PG_INT64_MAX - def->spec.step)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("generators named \"%s\" in this database used up every number", name),
+				 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
+				 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
+	floor = last + 1;
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def->spec.group == COSID_GROUP_NONE &&
+		floor > def->spec.start)
+		*config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(*config),
+													 DirectFunctionCall1(jsonb_in,
+																		 CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
+	return floor;
+}
+
+/*
+ * The columns of a segment generator: its backing sequence (a local one's,
+ * made or adopted now above floor) and, from the lease store, the shared
+ * counter's database.  That counter is named after this database as it is
+ * called now: a copy of the database, or the database renamed, keeps using
+ * it (and no number it handed out comes again).
+ */
+static void
+row_set_segment(GeneratorRow *row, const CosidGenDef *def, int64 floor)
+{
+	bool		owns = false;
+
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LOCAL)
+		row_set(row, Anum_generator_sequence, ObjectIdGetDatum(segment_sequence(def, floor, &owns)));
+	row_set(row, Anum_generator_owns_sequence, BoolGetDatum(owns));
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+		row_set(row, Anum_generator_counter_database,
+				CStringGetTextDatum(get_database_name(MyDatabaseId)));
+}
+
 Datum
 cosid_define(PG_FUNCTION_ARGS)
 {
@@ -341,23 +604,12 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[15] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID, TEXTOID};
-	Datum		values[15];
-	char		nulls[15];
-	bool		owns = false;
+	GeneratorRow row;
 	bool		v13;
-	int64		fresh;
 
 	cosid_catalog_check_name(name);
 	cosid_citus_refuse_on_worker("cosid_define", name);
-	/* what CREATE SCHEMA needs: a generator is a new object of the database */
-	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to define generator \"%s\"", name),
-				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
-						   get_database_name(MyDatabaseId))));
+	check_may_define(name);
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
 	rt = cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
@@ -365,145 +617,25 @@ cosid_define(PG_FUNCTION_ARGS)
 	config = cosid_codecbind_qualify(config, rt);
 
 	SPI_connect();
-	values[0] = CStringGetTextDatum(name);
-	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
-	if (SPI_processed > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("generator \"%s\" already exists", name),
-				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
-
-	/*
-	 * Whose state a time-based generator has: the identity its name had when
-	 * it was dropped in this database (its ids continue above what that
-	 * issued), else a new one, which no other database's generator has (a
-	 * copy of this database gets it with it).  With another layout than the
-	 * old identity's, cosid_gen_define_name gives it the new one, recorded
-	 * with a floor above what the old one may have issued.
-	 */
+	check_new_name(name);
 	v13 = cosid_catalog_is_1_3();
-	fresh = new_identity();
-	def.identity = fresh;
-	if (COSID_TIME_BASED(def.spec.strategy) && v13)
-	{
-		CosidGenDef old;
-		bool		had = cosid_history_identity(name, &old) ||
-			cosid_gen_name_identity(name, &old);
+	define_identity(name, &def, v13);
 
-		if (had)
-			def.identity = old.identity;
-		cosid_gen_define_name(&def, had ? &old : NULL, fresh);
-	}
-	else if (COSID_TIME_BASED(def.spec.strategy))
-	{
-		/* 1.2's catalog: the name's state, as 1.2 keeps it (identity 0) */
-		CosidGenDef old;
-		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
-
-		def.identity = 0;
-		strlcpy(def.name, name, NAMEDATALEN);
-
-		/*
-		 * Once the update gave identity 0 of this name and layout an
-		 * identity in another database, a generator of identity 0 issues
-		 * with that one (the other database's copies not yet updated do):
-		 * only a role that may copy that database's identity defines one.
-		 */
-		if (cosid_gen_zero_led_on(&def))
-		{
-			Oid			db = cosid_gen_identity_owner(&def);
-
-			if (OidIsValid(db) && db != MyDatabaseId && !cosid_ddl_may_take_identity(&def, db))
-				cosid_ddl_identity_owner_error(&def, db, NULL);
-		}
-		cosid_gen_define_name(&def, had ? &old : NULL, 0);
-	}
-
-	memset(nulls, ' ', sizeof(nulls));
-	values[1] = CStringGetTextDatum(cosid_strategy_name(def.spec.strategy));
-	values[2] = JsonbPGetDatum(config);
-	layout_values(&def, &values[3], &nulls[3]);
-	values[9] = ObjectIdGetDatum(GetUserId());
-	values[10] = ObjectIdGetDatum(InvalidOid);
-	nulls[10] = 'n';
-	/*
-	 * A segment generator starts above what its name handed out before it
-	 * was dropped (cosid.generator_history); a "start" written at or below
-	 * that is refused.  A local one's new sequence starts there; one from the
-	 * lease store (which needs no sequence: the store counts, and its counter
-	 * outlives a drop) gets it as its "start", which every fetch asks the
-	 * store to stay above.  A name whose numbers came from the lease store
-	 * cannot become local: only the store knows how far they went.
-	 */
+	row_init(&row);
+	row_set(&row, Anum_generator_name, CStringGetTextDatum(name));
+	row_set(&row, Anum_generator_strategy, CStringGetTextDatum(cosid_strategy_name(def.spec.strategy)));
+	row_set_layout(&row, &def);
+	row_set(&row, Anum_generator_owner, ObjectIdGetDatum(GetUserId()));
 	if (def.spec.strategy == COSID_STRATEGY_SEGMENT)
-	{
-		int64		last = 0;
-		int64		floor = PG_INT64_MIN;
-		bool		from_store = false;
-
-		if (cosid_history_last(name, &last, &from_store))
-		{
-			if (from_store && def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
-				key_error("distributor",
-						  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
-						  name);
-			if (def.spec.group == COSID_GROUP_NONE && def.spec.adopt == NULL &&
-				config_sets(config, "start") && def.spec.start <= last)
-				key_error("start",
-						  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
-						  last, name, last);
-			if (last > PG_INT64_MAX - def.spec.step)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("generators named \"%s\" in this database used up every number", name),
-						 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
-						 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
-			floor = last + 1;
-			if (def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def.spec.group == COSID_GROUP_NONE &&
-				floor > def.spec.start)
-				config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(config),
-															DirectFunctionCall1(jsonb_in,
-																				CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
-			values[2] = JsonbPGetDatum(config);
-		}
-		if (def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
-		{
-			values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
-			nulls[10] = ' ';
-		}
-	}
-	values[11] = BoolGetDatum(owns);
-	values[13] = Int64GetDatum(def.identity);
-
-	/*
-	 * A shared counter of the lease store is named after this database as it
-	 * is called now: a copy of the database, or the database renamed, keeps
-	 * using it (and no number it handed out comes again).
-	 */
-	nulls[14] = 'n';
-	if (def.spec.strategy == COSID_STRATEGY_SEGMENT && def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
-	{
-		values[14] = CStringGetTextDatum(get_database_name(MyDatabaseId));
-		nulls[14] = ' ';
-	}
-	values[0] = CStringGetTextDatum(name);
-	values[12] = codec_functions_datum(rt, &nulls[12]);
+		row_set_segment(&row, &def, segment_floor(name, &def, &config));
+	else
+		row_set(&row, Anum_generator_owns_sequence, BoolGetDatum(false));
+	row_set(&row, Anum_generator_config, JsonbPGetDatum(config));
+	row_set(&row, Anum_generator_identity, Int64GetDatum(def.identity));
+	row.values[Anum_generator_codec_functions - 1] =
+		codec_functions_datum(rt, &row.nulls[Anum_generator_codec_functions - 1]);
 	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
-	if (cosid_catalog_exec(v13 ?
-						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-						   "owns_sequence, codec_functions, identity, counter_database) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14, $15)" :
-						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-						   "owns_sequence) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-						   v13 ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
-		elog(ERROR, "could not insert into cosid.generator");
+	insert_generator(&row, v13 ? Natts_generator : Natts_generator_1_2);
 	/* on a Citus coordinator: to every node, in this transaction */
 	cosid_citus_mirror(name);
 	SPI_finish();
