@@ -10,14 +10,22 @@
  * Sequences are made and altered through core's C APIs on parse nodes, never
  * SQL text.
  *
- * Owns: the rules of a change (what alter may not change).  Must not: issue
- * ids, or keep state across calls.
+ * The row cosid_define inserts is built by named column numbers
+ * (Anum_generator_*).  A name's history (cosid.generator_history) is
+ * history.c's; what a restore may load, restore.c's, which applies the
+ * rules of a define that this file exports (ddl.h).
+ *
+ * Owns: the rules of a change (what alter may not change, who may give this
+ * database another database's identity).  Must not: issue ids, or keep
+ * state across calls.
  */
 #include "catalog.h"
 #include "citus.h"
 #include "codecbind.h"
+#include "ddl.h"
 #include "gendef.h"
 #include "genstate.h"
+#include "history.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -55,27 +63,126 @@
 PG_FUNCTION_INFO_V1(cosid_define);
 PG_FUNCTION_INFO_V1(cosid_alter);
 PG_FUNCTION_INFO_V1(cosid_drop);
-PG_FUNCTION_INFO_V1(cosid_restore_check);
 PG_FUNCTION_INFO_V1(cosid_give_identities);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
 
-static bool may_take_identity(const CosidGenDef *def, Oid db);
-static void identity_owner_error(const CosidGenDef *def, Oid db, const char *table);
+/*
+ * The columns of cosid.generator that cosid_define writes, numbered as the
+ * parameters of its INSERT ($1 is the name): Anum_-style constants, so that
+ * the row is built by name, never by position.  They are not the table's
+ * attribute numbers (the INSERT names its columns; 1.0's table has owner
+ * last, and the update to 1.3 added codec_functions, identity and
+ * counter_database).  A catalog from before 1.3 takes only the first
+ * Natts_generator_1_2 columns.
+ */
+enum
+{
+	Anum_generator_name = 1,
+	Anum_generator_strategy,
+	Anum_generator_config,
+	Anum_generator_epoch_ms,
+	Anum_generator_unit_ms,
+	Anum_generator_time_bits,
+	Anum_generator_node_bits,
+	Anum_generator_seq_bits,
+	Anum_generator_seq_reset_threshold,
+	Anum_generator_owner,
+	Anum_generator_sequence,
+	Anum_generator_owns_sequence,
+	/* 1.3 */
+	Anum_generator_codec_functions,
+	Anum_generator_identity,
+	Anum_generator_counter_database,
+};
+#define Natts_generator			Anum_generator_counter_database
+#define Natts_generator_1_2		Anum_generator_owns_sequence
+
+/* Each column's name, its parameter's type and the cast its parameter gets in VALUES. */
+static const struct
+{
+	const char *name;
+	Oid			type;
+	const char *cast;
+}			generator_columns[Natts_generator] = {
+	[Anum_generator_name - 1] = {"name", TEXTOID, ""},
+	[Anum_generator_strategy - 1] = {"strategy", TEXTOID, ""},
+	[Anum_generator_config - 1] = {"config", JSONBOID, ""},
+	[Anum_generator_epoch_ms - 1] = {"epoch_ms", INT8OID, ""},
+	[Anum_generator_unit_ms - 1] = {"unit_ms", INT4OID, ""},
+	[Anum_generator_time_bits - 1] = {"time_bits", INT4OID, ""},
+	[Anum_generator_node_bits - 1] = {"node_bits", INT4OID, ""},
+	[Anum_generator_seq_bits - 1] = {"seq_bits", INT4OID, ""},
+	[Anum_generator_seq_reset_threshold - 1] = {"seq_reset_threshold", INT8OID, ""},
+	[Anum_generator_owner - 1] = {"owner", OIDOID, "::pg_catalog.regrole"},
+	[Anum_generator_sequence - 1] = {"sequence", OIDOID, "::pg_catalog.regclass"},
+	[Anum_generator_owns_sequence - 1] = {"owns_sequence", BOOLOID, ""},
+	[Anum_generator_codec_functions - 1] = {"codec_functions", OIDARRAYOID, ""},
+	[Anum_generator_identity - 1] = {"identity", INT8OID, ""},
+	[Anum_generator_counter_database - 1] = {"counter_database", TEXTOID, ""},
+};
+
+/* A row of cosid.generator being built: every column null until set. */
+typedef struct GeneratorRow
+{
+	Datum		values[Natts_generator];
+	char		nulls[Natts_generator];
+} GeneratorRow;
 
 static void
-layout_values(const CosidGenDef *def, Datum *values, char *nulls)
+row_init(GeneratorRow *row)
 {
-	bool		time_based = COSID_TIME_BASED(def->spec.strategy);
+	memset(row->values, 0, sizeof(row->values));
+	memset(row->nulls, 'n', sizeof(row->nulls));
+}
 
-	values[0] = Int64GetDatum(def->spec.layout.epoch_ms);
-	values[1] = Int32GetDatum((int32) def->spec.layout.unit_ms);
-	values[2] = Int32GetDatum(def->spec.layout.time_bits);
-	values[3] = Int32GetDatum(def->spec.layout.node_bits);
-	values[4] = Int32GetDatum(def->spec.layout.seq_bits);
-	values[5] = Int64GetDatum(def->spec.layout.seq_reset_threshold);
-	for (int i = 0; i < 6; i++)
-		nulls[i] = time_based ? ' ' : 'n';
+static void
+row_set(GeneratorRow *row, int attnum, Datum value)
+{
+	Assert(attnum >= 1 && attnum <= Natts_generator);
+	row->values[attnum - 1] = value;
+	row->nulls[attnum - 1] = ' ';
+}
+
+/* A time-based generator's layout columns (a segment generator's stay null). */
+static void
+row_set_layout(GeneratorRow *row, const CosidGenDef *def)
+{
+	if (!COSID_TIME_BASED(def->spec.strategy))
+		return;
+	row_set(row, Anum_generator_epoch_ms, Int64GetDatum(def->spec.layout.epoch_ms));
+	row_set(row, Anum_generator_unit_ms, Int32GetDatum((int32) def->spec.layout.unit_ms));
+	row_set(row, Anum_generator_time_bits, Int32GetDatum(def->spec.layout.time_bits));
+	row_set(row, Anum_generator_node_bits, Int32GetDatum(def->spec.layout.node_bits));
+	row_set(row, Anum_generator_seq_bits, Int32GetDatum(def->spec.layout.seq_bits));
+	row_set(row, Anum_generator_seq_reset_threshold,
+			Int64GetDatum(def->spec.layout.seq_reset_threshold));
+}
+
+/*
+ * INSERT the row's first ncols columns into cosid.generator (as the
+ * catalog's owner, SPI connected), the statement made from
+ * generator_columns: its text is the same at every call.
+ */
+static void
+insert_generator(GeneratorRow *row, int ncols)
+{
+	StringInfoData cols;
+	StringInfoData params;
+	Oid			argtypes[Natts_generator];
+
+	Assert(ncols == Natts_generator || ncols == Natts_generator_1_2);
+	initStringInfo(&cols);
+	initStringInfo(&params);
+	for (int i = 0; i < ncols; i++)
+	{
+		appendStringInfo(&cols, "%s%s", i > 0 ? ", " : "", generator_columns[i].name);
+		appendStringInfo(&params, "%s$%d%s", i > 0 ? ", " : "", i + 1, generator_columns[i].cast);
+		argtypes[i] = generator_columns[i].type;
+	}
+	if (cosid_catalog_exec(psprintf("INSERT INTO cosid.generator (%s) VALUES (%s)", cols.data, params.data),
+						   ncols, argtypes, row->values, row->nulls, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not insert into cosid.generator");
 }
 
 /* An int8 option of CREATE/ALTER SEQUENCE, as a parse node. */
@@ -107,200 +214,6 @@ sequence_state(Oid relid, int64 *last_value, bool *is_called)
 	*is_called = seq->is_called;
 	UnlockReleaseBuffer(buf);
 	relation_close(rel, NoLock);
-}
-
-/* ---------- the history of a name (cosid.generator_history, 1.3) ---------- */
-
-/*
- * Whether this database's cosid has the history table (1.3 and later): a
- * library newer than the extension's SQL keeps 1.2's behaviour until
- * ALTER EXTENSION cosid UPDATE.
- */
-static bool
-history_exists(void)
-{
-	Oid			nsp = get_namespace_oid("cosid", true);
-
-	return OidIsValid(nsp) && OidIsValid(get_relname_relid("generator_history", nsp));
-}
-
-/*
- * The highest number segment generators of this name handed out from their
- * sequence in this database before they were dropped, and whether some took
- * numbers from the lease store (SPI connected); false when there is no
- * history (none was dropped, or it was forgotten).
- */
-static bool
-history_last(const char *name, int64 *last, bool *from_store)
-{
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-	bool		isnull;
-
-	if (!history_exists())
-		return false;
-	if (cosid_catalog_exec("SELECT last_number, lease_store FROM cosid.generator_history "
-						   "WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator_history");
-	if (SPI_processed == 0)
-		return false;
-	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	*from_store = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	return true;
-}
-
-/*
- * Record (or raise) the name's last number, and whether the generator took
- * numbers from the lease store; forget: delete the name's history.
- */
-static void
-history_write(const char *name, int64 last, bool from_store, bool forget)
-{
-	Oid			argtypes[3] = {TEXTOID, INT8OID, BOOLOID};
-	Datum		values[3] = {CStringGetTextDatum(name), Int64GetDatum(last), BoolGetDatum(from_store)};
-
-	if (!history_exists())
-		return;
-	if (forget)
-	{
-		if (cosid_catalog_exec("DELETE FROM cosid.generator_history WHERE name OPERATOR(pg_catalog.=) $1",
-							   1, argtypes, values, NULL, false) != SPI_OK_DELETE)
-			elog(ERROR, "could not write cosid.generator_history");
-		return;
-	}
-	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, lease_store) "
-						   "VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET "
-						   "last_number = pg_catalog.int8larger(h.last_number, excluded.last_number), "
-						   "lease_store = h.lease_store OR excluded.lease_store, "
-						   "dropped_at = pg_catalog.now()",
-						   3, argtypes, values, NULL, false) != SPI_OK_INSERT)
-		elog(ERROR, "could not write cosid.generator_history");
-}
-
-/*
- * The identity a time-based generator of this name had when it was dropped,
- * and its definition then, as far as its ids go (strategy, layout and
- * uncertainty bits in *old; SPI connected); false when there is none
- * (never dropped here, a name of 1.2, or forgotten).
- */
-/*
- * What is wrong with a stored time-based layout (a row not written by
- * cosid_define): the key at fault, with msg filled in, or NULL.
- */
-static const char *
-stored_layout_problem(const CosidGenDef *def, char *msg, size_t msglen)
-{
-	const char *bad = cosid_layout_check(&def->spec.layout,
-										 def->spec.strategy == COSID_STRATEGY_COSID80 ? 127 : 63,
-										 msg, msglen);
-
-	if (bad == NULL && (def->spec.uncertainty_bits < 0 || def->spec.uncertainty_bits > 63 ||
-						(def->spec.strategy == COSID_STRATEGY_SNOWFLAKE &&
-						 cosid_layout_total_bits(&def->spec.layout) + def->spec.uncertainty_bits > 63)))
-	{
-		bad = "uncertainty-bits";
-		snprintf(msg, msglen, "the layout and its uncertainty bits take more than 63 bits");
-	}
-	return bad;
-}
-
-/*
- * A history row of a time-based name that cosid_drop did not write (written
- * directly, or restored so): not used, with a warning; the name gets a new
- * identity.
- */
-static bool
-history_damaged(const char *name, const char *why)
-{
-	ereport(WARNING,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("ignoring the history of time-based generator name \"%s\": %s", name, why),
-			 errdetail("A row of cosid.generator_history that cosid_drop() did not write says nothing about the ids the name issued."),
-			 errhint("Delete the row from cosid.generator_history as the table's owner.")));
-	return false;
-}
-
-static bool
-history_identity(const char *name, CosidGenDef *old)
-{
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-	HeapTuple	tup;
-	TupleDesc	desc;
-	bool		isnull;
-	char	   *strategy;
-	char		msg[256];
-
-	if (!history_exists())
-		return false;
-	if (cosid_catalog_exec("SELECT identity, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, "
-						   "uncertainty_bits FROM cosid.generator_history "
-						   "WHERE name OPERATOR(pg_catalog.=) $1 AND identity IS NOT NULL",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator_history");
-	if (SPI_processed == 0)
-		return false;
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-	memset(old, 0, sizeof(*old));
-	strlcpy(old->name, name, NAMEDATALEN);
-	/* every column, or the row is not one cosid_drop wrote */
-	for (int i = 1; i <= 8; i++)
-	{
-		(void) SPI_getbinval(tup, desc, i, &isnull);
-		if (isnull)
-			return history_damaged(name, "a column is null");
-	}
-	old->identity = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull));
-	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
-		return history_damaged(name, "its strategy is not a time-based one");
-	old->spec.strategy = cosid_strategy_from_name(strategy);
-	old->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-	old->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-	old->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-	old->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-	old->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-	old->spec.uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
-	if (stored_layout_problem(old, msg, sizeof(msg)) != NULL)
-		return history_damaged(name, "its layout is not a valid one");
-	return true;
-}
-
-/*
- * Keep a dropped time-based generator's identity and layout in the name's
- * history: defined again, the name continues with its state (and, with
- * another layout, above every id the old one may have issued).
- */
-static void
-history_write_identity(const CosidGenDef *def)
-{
-	Oid			argtypes[9] = {TEXTOID, INT8OID, TEXTOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT4OID};
-	Datum		values[9];
-
-	if (!history_exists())
-		return;
-	values[0] = CStringGetTextDatum(def->name);
-	values[1] = Int64GetDatum(def->identity);
-	values[2] = CStringGetTextDatum(cosid_strategy_name(def->spec.strategy));
-	values[3] = Int64GetDatum(def->spec.layout.epoch_ms);
-	values[4] = Int32GetDatum((int32) def->spec.layout.unit_ms);
-	values[5] = Int32GetDatum(def->spec.layout.time_bits);
-	values[6] = Int32GetDatum(def->spec.layout.node_bits);
-	values[7] = Int32GetDatum(def->spec.layout.seq_bits);
-	values[8] = Int32GetDatum(def->spec.uncertainty_bits);
-	if (cosid_catalog_exec("INSERT INTO cosid.generator_history AS h (name, last_number, identity, strategy, "
-						   "epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits) "
-						   "VALUES ($1, 0, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
-						   "identity = excluded.identity, strategy = excluded.strategy, "
-						   "epoch_ms = excluded.epoch_ms, unit_ms = excluded.unit_ms, "
-						   "time_bits = excluded.time_bits, node_bits = excluded.node_bits, "
-						   "seq_bits = excluded.seq_bits, uncertainty_bits = excluded.uncertainty_bits, "
-						   "dropped_at = pg_catalog.now()",
-						   9, argtypes, values, NULL, false) != SPI_OK_INSERT)
-		elog(ERROR, "could not write cosid.generator_history");
 }
 
 /* A new generator's identity: random, never 0 (the generators of 1.2). */
@@ -347,8 +260,8 @@ alter_sequence(Oid relid, List *options)
 }
 
 /* The name of the backing sequence cosid makes for a generator, in schema cosid. */
-static char *
-backing_sequence_name(const char *name)
+char *
+cosid_ddl_backing_sequence_name(const char *name)
 {
 	char		hex[33];
 	const char *errstr = NULL;
@@ -400,8 +313,8 @@ grant_select(Oid seqid, Oid owner)
  * The generator other than name that seqid backs, or NULL (SPI connected).
  * Not read-only: in a restore, rows written earlier by the same COPY count.
  */
-static char *
-sequence_backs(Oid seqid, const char *name)
+char *
+cosid_ddl_sequence_backs(Oid seqid, const char *name)
 {
 	Oid			argtypes[2] = {OIDOID, TEXTOID};
 	Datum		values[2] = {ObjectIdGetDatum(seqid), CStringGetTextDatum(name)};
@@ -444,7 +357,7 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 		ObjectAddress addr;
 		CosidAsRole as;
 
-		stmt->sequence = makeRangeVar("cosid", backing_sequence_name(def->name), -1);
+		stmt->sequence = makeRangeVar("cosid", cosid_ddl_backing_sequence_name(def->name), -1);
 		stmt->options = list_make3(int8_option("increment", def->spec.step),
 								   int8_option("minvalue", 0),
 								   int8_option("start", Max(def->spec.start, floor) + def->spec.step - 1));
@@ -476,7 +389,7 @@ segment_sequence(const CosidGenDef *def, int64 floor, bool *owns)
 						"sequence \"%s\" is unlogged; only a logged sequence can back a generator (a crash resets an unlogged one, so its numbers would return)",
 						def->spec.adopt);
 
-	other = sequence_backs(relid, def->name);
+	other = cosid_ddl_sequence_backs(relid, def->name);
 	if (other != NULL)
 		key_error("adopt-sequence", "sequence \"%s\" already backs generator \"%s\"", def->spec.adopt, other);
 
@@ -530,6 +443,160 @@ codec_functions_datum(const CosidCodecRt *rt, char *null)
 	return PointerGetDatum(construct_array(d, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
 }
 
+/*
+ * 42501 unless the current role may define a generator here: what CREATE
+ * SCHEMA needs, the CREATE privilege on the database (a generator is a new
+ * object of the database).
+ */
+static void
+check_may_define(const char *name)
+{
+	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to define generator \"%s\"", name),
+				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
+						   get_database_name(MyDatabaseId))));
+}
+
+/* 42710 when a generator of this name exists (SPI connected). */
+static void
+check_new_name(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read cosid.generator");
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("generator \"%s\" already exists", name),
+				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
+}
+
+/*
+ * A time-based generator's identity in a catalog of 1.2 (which has no
+ * identity column): the name's state, as 1.2 keeps it (identity 0).
+ */
+static void
+define_identity_1_2(const char *name, CosidGenDef *def)
+{
+	CosidGenDef old;
+	bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
+
+	def->identity = 0;
+	strlcpy(def->name, name, NAMEDATALEN);
+
+	/*
+	 * Once the update gave identity 0 of this name and layout an identity in
+	 * another database, a generator of identity 0 issues with that one (the
+	 * other database's copies not yet updated do): only a role that may copy
+	 * that database's identity defines one.
+	 */
+	if (cosid_gen_zero_led_on(def))
+	{
+		Oid			db = cosid_gen_identity_owner(def);
+
+		if (OidIsValid(db) && db != MyDatabaseId && !cosid_ddl_may_take_identity(def, db))
+			cosid_ddl_identity_owner_error(def, db, NULL);
+	}
+	cosid_gen_define_name(def, had ? &old : NULL, 0);
+}
+
+/*
+ * Whose state a time-based generator has: the identity its name had when it
+ * was dropped in this database (its ids continue above what that issued),
+ * else a new one, which no other database's generator has (a copy of this
+ * database gets it with it).  With another layout than the old identity's,
+ * cosid_gen_define_name gives it the new one, recorded with a floor above
+ * what the old one may have issued.  v13: the catalog is 1.3's or later.
+ */
+static void
+define_identity(const char *name, CosidGenDef *def, bool v13)
+{
+	int64		fresh = new_identity();
+
+	def->identity = fresh;
+	if (COSID_TIME_BASED(def->spec.strategy) && v13)
+	{
+		CosidGenDef old;
+		bool		had = cosid_history_identity(name, &old) ||
+			cosid_gen_name_identity(name, &old);
+
+		if (had)
+			def->identity = old.identity;
+		cosid_gen_define_name(def, had ? &old : NULL, fresh);
+	}
+	else if (COSID_TIME_BASED(def->spec.strategy))
+		define_identity_1_2(name, def);
+}
+
+/*
+ * A segment generator starts above what its name handed out before it was
+ * dropped (cosid.generator_history); a "start" written at or below that is
+ * refused.  A local one's new sequence starts there; one from the lease
+ * store (which needs no sequence: the store counts, and its counter outlives
+ * a drop) gets it as its "start" in *config, which every fetch asks the
+ * store to stay above.  A name whose numbers came from the lease store
+ * cannot become local: only the store knows how far they went.  Returns the
+ * first number the generator may hand out, or PG_INT64_MIN when the name has
+ * no history.
+ */
+static int64
+segment_floor(const char *name, const CosidGenDef *def, Jsonb **config)
+{
+	int64		last = 0;
+	int64		floor;
+	bool		from_store = false;
+
+	if (!cosid_history_last(name, &last, &from_store))
+		return PG_INT64_MIN;
+	if (from_store && def->spec.distributor == COSID_DISTRIBUTOR_LOCAL)
+		key_error("distributor",
+				  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
+				  name);
+	if (def->spec.group == COSID_GROUP_NONE && def->spec.adopt == NULL &&
+		config_sets(*config, "start") && def->spec.start <= last)
+		key_error("start",
+				  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
+				  last, name, last);
+	if (last > PG_INT64_MAX - def->spec.step)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("generators named \"%s\" in this database used up every number", name),
+				 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
+				 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
+	floor = last + 1;
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def->spec.group == COSID_GROUP_NONE &&
+		floor > def->spec.start)
+		*config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(*config),
+													 DirectFunctionCall1(jsonb_in,
+																		 CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
+	return floor;
+}
+
+/*
+ * The columns of a segment generator: its backing sequence (a local one's,
+ * made or adopted now above floor) and, from the lease store, the shared
+ * counter's database.  That counter is named after this database as it is
+ * called now: a copy of the database, or the database renamed, keeps using
+ * it (and no number it handed out comes again).
+ */
+static void
+row_set_segment(GeneratorRow *row, const CosidGenDef *def, int64 floor)
+{
+	bool		owns = false;
+
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LOCAL)
+		row_set(row, Anum_generator_sequence, ObjectIdGetDatum(segment_sequence(def, floor, &owns)));
+	row_set(row, Anum_generator_owns_sequence, BoolGetDatum(owns));
+	if (def->spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
+		row_set(row, Anum_generator_counter_database,
+				CStringGetTextDatum(get_database_name(MyDatabaseId)));
+}
+
 Datum
 cosid_define(PG_FUNCTION_ARGS)
 {
@@ -537,23 +604,12 @@ cosid_define(PG_FUNCTION_ARGS)
 	Jsonb	   *config = PG_GETARG_JSONB_P(1);
 	CosidGenDef def;
 	CosidCodecRt *rt;
-	Oid			argtypes[15] = {TEXTOID, TEXTOID, JSONBOID, INT8OID, INT4OID,
-	INT4OID, INT4OID, INT4OID, INT8OID, OIDOID, OIDOID, BOOLOID, OIDARRAYOID, INT8OID, TEXTOID};
-	Datum		values[15];
-	char		nulls[15];
-	bool		owns = false;
+	GeneratorRow row;
 	bool		v13;
-	int64		fresh;
 
 	cosid_catalog_check_name(name);
 	cosid_citus_refuse_on_worker("cosid_define", name);
-	/* what CREATE SCHEMA needs: a generator is a new object of the database */
-	if (cosid_database_aclcheck(MyDatabaseId, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to define generator \"%s\"", name),
-				 errdetail("Defining a generator needs the CREATE privilege on database %s.",
-						   get_database_name(MyDatabaseId))));
+	check_may_define(name);
 	cosid_gendef_parse(name, config, &def, true);
 	def.owner = GetUserId();
 	rt = cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
@@ -561,145 +617,25 @@ cosid_define(PG_FUNCTION_ARGS)
 	config = cosid_codecbind_qualify(config, rt);
 
 	SPI_connect();
-	values[0] = CStringGetTextDatum(name);
-	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-					 1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
-	if (SPI_processed > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("generator \"%s\" already exists", name),
-				 errhint("Use cosid_alter() to change it, or cosid_drop() first.")));
-
-	/*
-	 * Whose state a time-based generator has: the identity its name had when
-	 * it was dropped in this database (its ids continue above what that
-	 * issued), else a new one, which no other database's generator has (a
-	 * copy of this database gets it with it).  With another layout than the
-	 * old identity's, cosid_gen_define_name gives it the new one, recorded
-	 * with a floor above what the old one may have issued.
-	 */
+	check_new_name(name);
 	v13 = cosid_catalog_is_1_3();
-	fresh = new_identity();
-	def.identity = fresh;
-	if (COSID_TIME_BASED(def.spec.strategy) && v13)
-	{
-		CosidGenDef old;
-		bool		had = history_identity(name, &old) ||
-			cosid_gen_name_identity(name, &old);
+	define_identity(name, &def, v13);
 
-		if (had)
-			def.identity = old.identity;
-		cosid_gen_define_name(&def, had ? &old : NULL, fresh);
-	}
-	else if (COSID_TIME_BASED(def.spec.strategy))
-	{
-		/* 1.2's catalog: the name's state, as 1.2 keeps it (identity 0) */
-		CosidGenDef old;
-		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
-
-		def.identity = 0;
-		strlcpy(def.name, name, NAMEDATALEN);
-
-		/*
-		 * Once the update gave identity 0 of this name and layout an
-		 * identity in another database, a generator of identity 0 issues
-		 * with that one (the other database's copies not yet updated do):
-		 * only a role that may copy that database's identity defines one.
-		 */
-		if (cosid_gen_zero_led_on(&def))
-		{
-			Oid			db = cosid_gen_identity_owner(&def);
-
-			if (OidIsValid(db) && db != MyDatabaseId && !may_take_identity(&def, db))
-				identity_owner_error(&def, db, NULL);
-		}
-		cosid_gen_define_name(&def, had ? &old : NULL, 0);
-	}
-
-	memset(nulls, ' ', sizeof(nulls));
-	values[1] = CStringGetTextDatum(cosid_strategy_name(def.spec.strategy));
-	values[2] = JsonbPGetDatum(config);
-	layout_values(&def, &values[3], &nulls[3]);
-	values[9] = ObjectIdGetDatum(GetUserId());
-	values[10] = ObjectIdGetDatum(InvalidOid);
-	nulls[10] = 'n';
-	/*
-	 * A segment generator starts above what its name handed out before it
-	 * was dropped (cosid.generator_history); a "start" written at or below
-	 * that is refused.  A local one's new sequence starts there; one from the
-	 * lease store (which needs no sequence: the store counts, and its counter
-	 * outlives a drop) gets it as its "start", which every fetch asks the
-	 * store to stay above.  A name whose numbers came from the lease store
-	 * cannot become local: only the store knows how far they went.
-	 */
+	row_init(&row);
+	row_set(&row, Anum_generator_name, CStringGetTextDatum(name));
+	row_set(&row, Anum_generator_strategy, CStringGetTextDatum(cosid_strategy_name(def.spec.strategy)));
+	row_set_layout(&row, &def);
+	row_set(&row, Anum_generator_owner, ObjectIdGetDatum(GetUserId()));
 	if (def.spec.strategy == COSID_STRATEGY_SEGMENT)
-	{
-		int64		last = 0;
-		int64		floor = PG_INT64_MIN;
-		bool		from_store = false;
-
-		if (history_last(name, &last, &from_store))
-		{
-			if (from_store && def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
-				key_error("distributor",
-						  "expected \"lease-store\": generators named \"%s\" in this database took numbers from the lease store, which only the store can continue above (cosid_drop(name, forget_history => true) forgets them)",
-						  name);
-			if (def.spec.group == COSID_GROUP_NONE && def.spec.adopt == NULL &&
-				config_sets(config, "start") && def.spec.start <= last)
-				key_error("start",
-						  "expected a number above " INT64_FORMAT ": generators named \"%s\" in this database handed out numbers up to " INT64_FORMAT " before they were dropped (cosid_drop(name, forget_history => true) forgets them)",
-						  last, name, last);
-			if (last > PG_INT64_MAX - def.spec.step)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("generators named \"%s\" in this database used up every number", name),
-						 errdetail("They handed out numbers up to " INT64_FORMAT ".", last),
-						 errhint("Define a generator of another name, or drop this one with forget_history => true.")));
-			floor = last + 1;
-			if (def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE && def.spec.group == COSID_GROUP_NONE &&
-				floor > def.spec.start)
-				config = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(config),
-															DirectFunctionCall1(jsonb_in,
-																				CStringGetDatum(psprintf("{\"start\": " INT64_FORMAT "}", floor)))));
-			values[2] = JsonbPGetDatum(config);
-		}
-		if (def.spec.distributor == COSID_DISTRIBUTOR_LOCAL)
-		{
-			values[10] = ObjectIdGetDatum(segment_sequence(&def, floor, &owns));
-			nulls[10] = ' ';
-		}
-	}
-	values[11] = BoolGetDatum(owns);
-	values[13] = Int64GetDatum(def.identity);
-
-	/*
-	 * A shared counter of the lease store is named after this database as it
-	 * is called now: a copy of the database, or the database renamed, keeps
-	 * using it (and no number it handed out comes again).
-	 */
-	nulls[14] = 'n';
-	if (def.spec.strategy == COSID_STRATEGY_SEGMENT && def.spec.distributor == COSID_DISTRIBUTOR_LEASE_STORE)
-	{
-		values[14] = CStringGetTextDatum(get_database_name(MyDatabaseId));
-		nulls[14] = ' ';
-	}
-	values[0] = CStringGetTextDatum(name);
-	values[12] = codec_functions_datum(rt, &nulls[12]);
+		row_set_segment(&row, &def, segment_floor(name, &def, &config));
+	else
+		row_set(&row, Anum_generator_owns_sequence, BoolGetDatum(false));
+	row_set(&row, Anum_generator_config, JsonbPGetDatum(config));
+	row_set(&row, Anum_generator_identity, Int64GetDatum(def.identity));
+	row.values[Anum_generator_codec_functions - 1] =
+		codec_functions_datum(rt, &row.nulls[Anum_generator_codec_functions - 1]);
 	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
-	if (cosid_catalog_exec(v13 ?
-						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-						   "owns_sequence, codec_functions, identity, counter_database) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12, $13, $14, $15)" :
-						   "INSERT INTO cosid.generator (name, strategy, config, epoch_ms, unit_ms, "
-						   "time_bits, node_bits, seq_bits, seq_reset_threshold, owner, sequence, "
-						   "owns_sequence) "
-						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-						   "$10::pg_catalog.regrole, $11::pg_catalog.regclass, $12)",
-						   v13 ? 15 : 12, argtypes, values, nulls, false) != SPI_OK_INSERT)
-		elog(ERROR, "could not insert into cosid.generator");
+	insert_generator(&row, v13 ? Natts_generator : Natts_generator_1_2);
 	/* on a Citus coordinator: to every node, in this transaction */
 	cosid_citus_mirror(name);
 	SPI_finish();
@@ -917,12 +853,12 @@ cosid_drop(PG_FUNCTION_ARGS)
 			if (!is_called)
 				last -= cosid_sequence_increment(stored.seqid);
 		}
-		history_write(name, last, false, forget);
+		cosid_history_write(name, last, false, forget);
 	}
 	else if (stored.spec.strategy == COSID_STRATEGY_SEGMENT)
-		history_write(name, 0, true, forget);	/* its numbers: the store's */
+		cosid_history_write(name, 0, true, forget);	/* its numbers: the store's */
 	else if (forget)
-		history_write(name, 0, false, true);
+		cosid_history_write(name, 0, false, true);
 	else
 	{
 		/* time-based: its identity, for the name defined again */
@@ -931,7 +867,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 		cosid_gendef_parse(name, config, &parsed, false);
 		strlcpy(stored.name, name, NAMEDATALEN);
 		stored.spec.uncertainty_bits = parsed.spec.uncertainty_bits;
-		history_write_identity(&stored);
+		cosid_history_write_identity(&stored);
 	}
 	/* whatever its strategy: the name's record in pg_cosid/names too, at commit */
 	if (forget)
@@ -957,38 +893,9 @@ cosid_drop(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-
-/* ---------- restores by the database's owner (1.3) ---------- */
-
-/* A column of a row of rel by name (the table's columns, whatever their order). */
-static Datum
-row_value(HeapTuple tup, TupleDesc desc, const char *column, bool *isnull)
-{
-	int			attnum = SPI_fnumber(desc, column);
-
-	if (attnum <= 0)
-		elog(ERROR, "cosid.generator has no column \"%s\"", column);
-	return heap_getattr(tup, attnum, desc, isnull);
-}
-
-static int64
-layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *column)
-{
-	bool		isnull;
-	Datum		d = row_value(tup, desc, column, &isnull);
-
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot restore generator \"%s\"", name),
-				 errdetail("Column %s is null; a time-based generator has its whole layout.", column)));
-	return strcmp(column, "epoch_ms") == 0 || strcmp(column, "seq_reset_threshold") == 0 ?
-		DatumGetInt64(d) : (int64) DatumGetInt32(d);
-}
-
 /* The owner role of database dbid, or InvalidOid when it is gone. */
-static Oid
-database_owner(Oid dbid)
+Oid
+cosid_ddl_database_owner(Oid dbid)
 {
 	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dbid));
 	Oid			dba;
@@ -1008,10 +915,10 @@ database_owner(Oid dbid)
  * the update gave the identity their name's identity 0 led to: tenants
  * copied from one template before 1.3 share their names' identities).
  */
-static bool
-may_take_identity(const CosidGenDef *def, Oid db)
+bool
+cosid_ddl_may_take_identity(const CosidGenDef *def, Oid db)
 {
-	Oid			dba = database_owner(db);
+	Oid			dba = cosid_ddl_database_owner(db);
 	Oid		   *dbs;
 	int			n;
 
@@ -1023,7 +930,7 @@ may_take_identity(const CosidGenDef *def, Oid db)
 	n = cosid_gen_identity_holders(def, &dbs);
 	for (int i = 0; i < n; i++)
 	{
-		Oid			holder = dbs[i] == MyDatabaseId ? InvalidOid : database_owner(dbs[i]);
+		Oid			holder = dbs[i] == MyDatabaseId ? InvalidOid : cosid_ddl_database_owner(dbs[i]);
 
 		if (dbs[i] == MyDatabaseId || (OidIsValid(holder) && has_privs_of_role(GetUserId(), holder)))
 			return true;
@@ -1035,10 +942,10 @@ may_take_identity(const CosidGenDef *def, Oid db)
  * 42501 for taking identity def->identity of database db into this one: a
  * restored row of table (NULL: cosid_define).
  */
-static void
-identity_owner_error(const CosidGenDef *def, Oid db, const char *table)
+void
+cosid_ddl_identity_owner_error(const CosidGenDef *def, Oid db, const char *table)
 {
-	Oid			dba = database_owner(db);
+	Oid			dba = cosid_ddl_database_owner(db);
 	const char *dbname = get_database_name(db);
 	const char *role = OidIsValid(dba) ? GetUserNameFromId(dba, true) : NULL;
 
@@ -1054,246 +961,6 @@ identity_owner_error(const CosidGenDef *def, Oid db, const char *table)
 			 errhint("Copy database \"%s\" as a superuser or as a member of its owner role %s, or define the generator in this database with cosid_define().",
 					 dbname ? dbname : "?", role ? role : "?") :
 			 errhint("Update cosid in this database (ALTER EXTENSION cosid UPDATE, as a superuser): its generators then get identities of their own.")));
-}
-
-/*
- * A restored row (of cosid.generator or cosid.generator_history) with a
- * time-based identity: the identity belongs to the database that first
- * defined it or issued with it on this server (identity 0 too, per name),
- * and another database gets it only through a copy that a superuser or a
- * member of that database's owner role makes (CREATE DATABASE ... TEMPLATE,
- * or a dump restored).  42501 otherwise.  An identity this server does not
- * know, or whose database was dropped, is the restoring database's to take.
- */
-static void
-check_identity_owner(const CosidGenDef *def, const char *table)
-{
-	Oid			db = cosid_gen_identity_owner(def);
-
-	if (!OidIsValid(db) || db == MyDatabaseId || may_take_identity(def, db))
-		return;
-	identity_owner_error(def, db, table);
-}
-
-/*
- * A restored row naming the lease store's counter of another database
- * (counter_database): its generator would draw from that database's
- * counter (and the store refuses its owner's generator after it: 42501).
- * Only a superuser, or a member of the owner role of the database of that
- * name on this server, restores one.
- */
-static void
-check_counter_database(HeapTuple tup, TupleDesc desc, const char *name)
-{
-	bool		isnull;
-	Datum		d;
-	char	   *counter;
-	Oid			db;
-	Oid			dba;
-
-	if (SPI_fnumber(desc, "counter_database") <= 0)
-		return;
-	d = row_value(tup, desc, "counter_database", &isnull);
-	if (isnull)
-		return;
-	counter = TextDatumGetCString(d);
-	if (strcmp(counter, get_database_name(MyDatabaseId)) == 0 || superuser())
-		return;
-	db = get_database_oid(counter, true);
-	dba = OidIsValid(db) ? database_owner(db) : InvalidOid;
-	if (OidIsValid(dba) && has_privs_of_role(GetUserId(), dba))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("permission denied to restore generator \"%s\"", name),
-			 errdetail("Its column counter_database names the lease store's counters of database \"%s\"; only a superuser, or a member of that database's owner role, restores a generator that draws from another database's counter.",
-					   counter),
-			 errhint("Restore it as a superuser, or define the generator in this database with cosid_define().")));
-}
-
-/*
- * A row of cosid.generator written by a role other than cosid and a
- * superuser: the database's owner restoring a dump.  It must be a generator
- * that role could have defined, with what cosid_define would have checked:
- * a valid definition and layout (a layout that the name's history on this
- * server allows), a codec its owner may use, and a backing sequence that is
- * its own: the one cosid names after it in schema cosid, or one the
- * restoring role owns; never one that backs another generator.  Its owner
- * must be a role whose privileges the restoring role has; any other owner
- * becomes the restoring role, with a warning.  The layout columns are kept
- * as dumped (ids were made with them), not recomputed from the definition.
- */
-static HeapTuple
-check_restored_generator(Relation rel, HeapTuple tup)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		isnull;
-	char	   *name;
-	char	   *strategy;
-	Jsonb	   *config;
-	Oid			owner;
-	Oid			seqid;
-	bool		owns;
-	CosidGenDef def;
-
-	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
-	cosid_catalog_check_name(name);
-	owner = DatumGetObjectId(row_value(tup, desc, "owner", &isnull));
-	if (!has_privs_of_role(GetUserId(), owner))
-	{
-		/* as pg_restore --no-owner does with a table: the new one is the restorer's */
-		int			attnum = SPI_fnumber(desc, "owner");
-		Datum		value = ObjectIdGetDatum(GetUserId());
-		bool		null = false;
-
-		ereport(WARNING,
-				(errcode(ERRCODE_WARNING_PRIVILEGE_NOT_GRANTED),
-				 errmsg("generator \"%s\" is restored as owned by role %s", name,
-						GetUserNameFromId(GetUserId(), false)),
-				 errdetail("Its owner was role %s; a role other than a superuser cannot restore a generator as another role's.",
-						   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)")));
-		owner = GetUserId();
-		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &value, &null);
-	}
-
-	config = DatumGetJsonbP(row_value(tup, desc, "config", &isnull));
-	cosid_gendef_parse(name, config, &def, false);
-	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
-	if (strcmp(strategy, cosid_strategy_name(def.spec.strategy)) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot restore generator \"%s\"", name),
-				 errdetail("Its strategy column is \"%s\", its definition's strategy \"%s\".",
-						   strategy, cosid_strategy_name(def.spec.strategy))));
-	def.owner = owner;
-	if (COSID_TIME_BASED(def.spec.strategy))
-	{
-		char		msg[256];
-		const char *bad;
-
-		def.spec.layout.epoch_ms = layout_column(tup, desc, name, "epoch_ms");
-		def.spec.layout.unit_ms = (int) layout_column(tup, desc, name, "unit_ms");
-		def.spec.layout.time_bits = (int) layout_column(tup, desc, name, "time_bits");
-		def.spec.layout.node_bits = (int) layout_column(tup, desc, name, "node_bits");
-		def.spec.layout.seq_bits = (int) layout_column(tup, desc, name, "seq_bits");
-		def.spec.layout.seq_reset_threshold = layout_column(tup, desc, name, "seq_reset_threshold");
-		bad = stored_layout_problem(&def, msg, sizeof(msg));
-		if (bad)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot restore generator \"%s\"", name),
-					 errdetail("At %s: %s.", bad, msg)));
-		/*
-		 * Its identity is the dumped generator's: a copy shares its state (as
-		 * a copy made with CREATE DATABASE TEMPLATE does), within what the
-		 * identity's layout history on this server allows.
-		 */
-		if (cosid_catalog_is_1_3())
-			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
-		strlcpy(def.name, name, NAMEDATALEN);
-		check_identity_owner(&def, "generator");
-		cosid_gen_check_define(&def);
-	}
-	check_counter_database(tup, desc, name);
-	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
-
-	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
-	if (isnull)
-		seqid = InvalidOid;
-	owns = DatumGetBool(row_value(tup, desc, "owns_sequence", &isnull));
-	if (!OidIsValid(seqid))
-	{
-		if (owns)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot restore generator \"%s\"", name),
-					 errdetail("Column owns_sequence is true but it has no sequence.")));
-		return tup;
-	}
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(seqid)) ||
-		get_rel_relkind(seqid) != RELKIND_SEQUENCE ||
-		get_rel_persistence(seqid) != RELPERSISTENCE_PERMANENT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot restore generator \"%s\"", name),
-				 errdetail("Its backing sequence (OID %u) is not a permanent, logged sequence.", seqid)));
-	if (owns)
-	{
-		if (get_rel_namespace(seqid) != get_namespace_oid("cosid", false) ||
-			strcmp(get_rel_name(seqid), backing_sequence_name(name)) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied to restore generator \"%s\"", name),
-					 errdetail("Its backing sequence is marked as cosid's own, but is not cosid.%s.",
-							   backing_sequence_name(name))));
-	}
-	else if (!has_privs_of_role(GetUserId(), cosid_rel_owner(seqid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to restore generator \"%s\"", name),
-				 errdetail("Its adopted sequence %s belongs to role %s; a role other than a superuser restores only generators whose adopted sequence it owns.",
-						   get_rel_name(seqid), GetUserNameFromId(cosid_rel_owner(seqid), false))));
-	{
-		char	   *other;
-
-		SPI_connect();
-		other = sequence_backs(seqid, name);
-		if (other != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied to restore generator \"%s\"", name),
-					 errdetail("Its backing sequence already backs generator \"%s\".", other)));
-		SPI_finish();
-	}
-	return tup;
-}
-
-/*
- * A row of cosid.generator_history written by a role other than cosid and a
- * superuser (a restore by the database's owner).  A time-based name's row
- * (an identity and its layout) makes the name, defined again, take that
- * identity: the identity must be one this database may have (as in a
- * generator row), and the layout must be the one it issues with on this
- * server.  A row without its whole layout is ignored by cosid_define (with
- * a warning), so it restores.
- */
-static void
-check_restored_history(Relation rel, HeapTuple tup)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	static const char *const columns[] = {"identity", "strategy", "epoch_ms", "unit_ms",
-	"time_bits", "node_bits", "seq_bits", "uncertainty_bits"};
-	bool		isnull;
-	char	   *name;
-	char	   *strategy;
-	CosidGenDef def;
-	char		msg[256];
-
-	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
-	cosid_catalog_check_name(name);
-	for (size_t i = 0; i < lengthof(columns); i++)
-	{
-		(void) row_value(tup, desc, columns[i], &isnull);
-		if (isnull)
-			return;
-	}
-	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
-	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
-		return;
-	memset(&def, 0, sizeof(def));
-	strlcpy(def.name, name, NAMEDATALEN);
-	def.spec.strategy = cosid_strategy_from_name(strategy);
-	def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
-	def.spec.layout.epoch_ms = DatumGetInt64(row_value(tup, desc, "epoch_ms", &isnull));
-	def.spec.layout.unit_ms = DatumGetInt32(row_value(tup, desc, "unit_ms", &isnull));
-	def.spec.layout.time_bits = DatumGetInt32(row_value(tup, desc, "time_bits", &isnull));
-	def.spec.layout.node_bits = DatumGetInt32(row_value(tup, desc, "node_bits", &isnull));
-	def.spec.layout.seq_bits = DatumGetInt32(row_value(tup, desc, "seq_bits", &isnull));
-	def.spec.uncertainty_bits = DatumGetInt32(row_value(tup, desc, "uncertainty_bits", &isnull));
-	if (stored_layout_problem(&def, msg, sizeof(msg)) != NULL)
-		return;
-	check_identity_owner(&def, "generator_history");
-	cosid_gen_check_define(&def);
 }
 
 /*
@@ -1374,48 +1041,4 @@ cosid_give_identities(PG_FUNCTION_ARGS)
 	if (count > 0)
 		cosid_catalog_changed_now();
 	PG_RETURN_INT32(count);
-}
-
-/*
- * cosid.restore_check(): BEFORE INSERT FOR EACH ROW on cosid.generator,
- * cosid.generator_history (1.4), cosid.lease and cosid.segment_counter.  cosid writes them as their owner
- * (cosid_define as the catalog's owner, the lease store's SECURITY DEFINER
- * functions), and a superuser may write anything: those pass.  INSERT is
- * granted to pg_database_owner alone, for pg_restore: a generator row is
- * checked as above; the lease store's tables take no row (a superuser
- * restores a lease store), though an empty one restores.
- */
-Datum
-cosid_restore_check(PG_FUNCTION_ARGS)
-{
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	Relation	rel;
-	const char *relname;
-
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
-		elog(ERROR, "cosid.restore_check() must be a BEFORE INSERT FOR EACH ROW trigger");
-	rel = trigdata->tg_relation;
-	relname = RelationGetRelationName(rel);
-	/* cosid's tables only: it reads a generator row by its columns' types */
-	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
-		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
-		 strcmp(relname, "segment_counter") != 0 && strcmp(relname, "generator_history") != 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
-	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
-		return PointerGetDatum(trigdata->tg_trigtuple);
-	if (strcmp(relname, "generator_history") == 0)
-	{
-		check_restored_history(rel, trigdata->tg_trigtuple);
-		return PointerGetDatum(trigdata->tg_trigtuple);
-	}
-	if (strcmp(relname, "generator") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to restore rows of table cosid.%s", relname),
-				 errdetail("Only the lease store's functions and superusers write the lease store's tables."),
-				 errhint("Restore a lease store's database as a superuser.")));
-	return PointerGetDatum(check_restored_generator(rel, trigdata->tg_trigtuple));
 }
