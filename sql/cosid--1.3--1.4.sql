@@ -67,3 +67,20 @@ COMMENT ON FUNCTION cosid.citus_changed() IS 'trigger on cosid.citus_generator a
 -- 1.3's comment on cosid_alter named the keys of time-based generators only
 -- (cosid--1.4.sql has the new one at the function)
 COMMENT ON FUNCTION cosid_alter(text, jsonb) IS 'change the given keys of a generator (time-based: codec, clock-regression, seq-reset-threshold, int; segment: step, reserve, codec, int); null resets a key';
+
+-- Capacity (1.4)
+-- cosid_capacity(name): a generator's limits, from its stored layout and this
+-- server's cosid.machine_bits, and when its ids run out (inspect.c).  STABLE:
+-- it reads the catalog and the transaction's now().
+CREATE FUNCTION cosid_capacity(name text,
+							   OUT strategy text, OUT unit text, OUT epoch timestamptz,
+							   OUT time_bits integer, OUT node_bits integer, OUT seq_bits integer,
+							   OUT uncertainty_bits integer, OUT machine_bits integer,
+							   OUT servers bigint, OUT slots bigint,
+							   OUT ids_per_unit_per_server bigint, OUT ids_per_second_per_server numeric,
+							   OUT max_value numeric, OUT runs_out_at timestamptz,
+							   OUT years_left double precision, OUT js_safe boolean,
+							   OUT last_value bigint, OUT numbers_left numeric)
+	AS 'MODULE_PATHNAME', 'cosid_capacity' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids per time unit and server, its largest id, JavaScript safety) and when its ids run out, from its layout and this server''s cosid.machine_bits; for a segment generator its range and the numbers left';
+-- end of Capacity (1.4)
