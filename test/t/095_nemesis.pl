@@ -12,9 +12,9 @@
 #     SIGCONT after TTL + 1 to 3 s);
 #   - clock skew (libfaketime: a server's clock up to 2.5 s ahead or behind);
 #   - kill -9 of a server (all its processes) or of the store, and a restart.
-# One client per server (test/t/nemesis_client.py, on the server's Unix
-# socket, which no partition touches) asks continuously for an id of a
-# time-based generator and a number of a lease-store segment generator; every
+# Two clients per server (test/t/nemesis_client.py, on the server's Unix
+# socket, which no partition touches) ask continuously, one for ids of a
+# time-based generator, one for numbers of a lease-store segment generator; every
 # acknowledged value goes to a file the test reads at the end, the checker:
 # the run passes only with no id and no number twice, across all servers,
 # and each server's ids and numbers in increasing order.  It prints the seed
@@ -246,8 +246,11 @@ my $client = dirname(__FILE__) . '/nemesis_client.py';
 for my $i (@servers)
 {
 	my $conninfo = 'host=' . $node{$i}->host . ' port=' . $node{$i}->port . ' dbname=postgres';
-	push @clients, IPC::Run::start([ '/usr/bin/python3', $client, $conninfo, "$dir/out$i", $stopfile, 5 ],
-		'>', "$dir/client$i.log", '2>&1');
+	for my $kind ('S', 'G')
+	{
+		push @clients, IPC::Run::start([ '/usr/bin/python3', $client, $kind, $conninfo, "$dir/out$kind$i", $stopfile, 5 ],
+			'>', "$dir/client$kind$i.log", '2>&1');
+	}
 }
 
 # ---- faults
@@ -387,34 +390,37 @@ my ($dup_s, $dup_g, $order_s, $order_g, $n_s, $n_g) = (0, 0, 0, 0, 0, 0);
 my %ok_times;    # server -> [ms of each acknowledged id]
 for my $i (@servers)
 {
-	open(my $fh, '<', "$dir/out$i") or die "no output from the client of s$i";
 	my ($last_s, $last_g) = (-1, -1);
-	while (my $line = <$fh>)
+	for my $kind ('S', 'G')
 	{
-		chomp $line;
-		my ($k, $ms, $v) = split /\t/, $line;
-		next unless defined $v;
-		if ($k eq 'S')
+		open(my $fh, '<', "$dir/out$kind$i") or die "no output from the $kind client of s$i";
+		while (my $line = <$fh>)
 		{
-			$n_s++;
-			$dup_s++ if $seen_s{$v}++;
-			if ($v <= $last_s) { $order_s++; diag("s$i: id $v after $last_s") if $order_s <= 5; }
-			$last_s = $v;
-			push @{ $ok_times{$i} }, $ms;
+			chomp $line;
+			my ($k, $ms, $v) = split /\t/, $line;
+			next unless defined $v;
+			if ($k eq 'S')
+			{
+				$n_s++;
+				$dup_s++ if $seen_s{$v}++;
+				if ($v <= $last_s) { $order_s++; diag("s$i: id $v after $last_s") if $order_s <= 5; }
+				$last_s = $v;
+				push @{ $ok_times{$i} }, $ms;
+			}
+			elsif ($k eq 'G')
+			{
+				$n_g++;
+				$dup_g++ if $seen_g{$v}++;
+				if ($v <= $last_g) { $order_g++; diag("s$i: number $v after $last_g") if $order_g <= 5; }
+				$last_g = $v;
+			}
+			else
+			{
+				$errors{$v}++;
+			}
 		}
-		elsif ($k eq 'G')
-		{
-			$n_g++;
-			$dup_g++ if $seen_g{$v}++;
-			if ($v <= $last_g) { $order_g++; diag("s$i: number $v after $last_g") if $order_g <= 5; }
-			$last_g = $v;
-		}
-		else
-		{
-			$errors{$v}++;
-		}
+		close($fh);
 	}
-	close($fh);
 }
 diag("nemesis: $n_s ids and $n_g segment numbers acknowledged; errors by SQLSTATE: "
 	  . join(', ', map { "$_ $errors{$_}" } sort keys %errors));

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # A client of the nemesis (095_nemesis.pl): asks its server, again and again,
-# for a time-based id and a segment number, each its own statement
-# (autocommit), until the stop file exists.  Every value the server answered
+# for a time-based id (KIND S) or a segment number (KIND G), each call its own
+# statement (autocommit), until the stop file exists.  (One kind a client: a
+# segment fetch waiting for an unreachable store does not hold up ids.)  Every value the server answered
 # (acknowledged) is written to OUT at once, one line each, with the client's
 # own clock (never faked):
 #   S <TAB> unix_ms <TAB> id        an id of the time-based generator 'snow'
@@ -10,17 +11,17 @@
 # After an error it waits 20 ms; on a lost connection 50 ms, and connects again.  A statement whose
 # answer never came is not acknowledged and not written.
 #
-#   nemesis_client.py CONNINFO OUT STOPFILE [PAUSE_MS]
+#   nemesis_client.py KIND CONNINFO OUT STOPFILE [PAUSE_MS]
 import os
 import sys
 import time
 
 import psycopg2
 
-conninfo, out, stopfile = sys.argv[1:4]
-pause = int(sys.argv[4]) / 1000.0 if len(sys.argv) > 4 else 0
+kind, conninfo, out, stopfile = sys.argv[1:5]
+pause = int(sys.argv[5]) / 1000.0 if len(sys.argv) > 5 else 0
 conn = None
-STATEMENTS = (('S', "SELECT cosid_next('snow')"), ('G', "SELECT cosid_next('seg')"))
+STATEMENTS = [s for s in (('S', "SELECT cosid_next('snow')"), ('G', "SELECT cosid_next('seg')")) if s[0] == kind]
 
 
 def now_ms():
