@@ -7,6 +7,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Every path below is absolute, and the server user may not enter the
+# clone's directory (a clone in /root): run from / so that its commands do
+# not warn that they cannot change into it.
+cd /
 PORT=${COSID_PORT:-54329}
 DATA=${COSID_RUN_DIR:-$REPO/tmp/run}
 
@@ -53,7 +57,8 @@ start)
 	fi
 	cluster_psql "$DATA" "$PORT" -d cosid -c "DROP EXTENSION IF EXISTS cosid CASCADE" -c "CREATE EXTENSION cosid"
 	echo "== examples/demo.sql"
-	as_pg psql -X -v ON_ERROR_STOP=1 -h "$DATA" -p "$PORT" -d cosid -f "$REPO/examples/demo.sql"
+	# on standard input: the server user may not read the clone (in /root)
+	as_pg psql -X -v ON_ERROR_STOP=1 -h "$DATA" -p "$PORT" -d cosid -f - <"$REPO/examples/demo.sql"
 	psql=psql
 	[ "$PG_VERSION" = "$COSID_PG_DEBIAN" ] || psql=$PGBIN/psql
 	cat <<MSG

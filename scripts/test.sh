@@ -353,7 +353,10 @@ suite_run() {
 	fi
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/cosid-run-test.XXXXXX")
 	chmod 755 "$dir"
-	clone=$dir/cosid
+	# the clone where the server user may not read it, as a clone in /root is
+	# (make run failed there: its demo was read by psql as that user)
+	mkdir -m 700 "$dir/private"
+	clone=$dir/private/cosid
 	data=$dir/data
 	git clone -q "$REPO" "$clone"
 	(cd "$clone" && COSID_PORT=$port COSID_RUN_DIR=$data make run) >"$log" 2>&1

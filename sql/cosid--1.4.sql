@@ -1356,6 +1356,417 @@ COMMENT ON FUNCTION text_ulid_ge(text, ulid) IS 'text >= ulid, the text read as 
 COMMENT ON FUNCTION cosid.catalog_changed() IS 'trigger on cosid.generator: after any change (a restore too), every backend reads the generators again once the transaction commits';
 COMMENT ON FUNCTION cosid.citus_changed() IS 'trigger on cosid.citus_generator and its Citus placements: after a change, the node''s backends read their generators again once it commits';
 
+-- Identities belong to a database (1.4)
+-- A time-based generator's identity belongs to the database that first
+-- defined it or issued with it on this server (pg_cosid/names keeps which);
+-- another database gets it only through a copy made by a superuser or a
+-- member of that database's owner role.  cosid.restore_check() checks the
+-- rows of cosid.generator_history too: a dropped time-based name's row
+-- (its identity and layout) is taken by cosid_define as the name's.
+-------------------------------------------------------------------------------
+
+CREATE TRIGGER generator_history_restore_check
+	BEFORE INSERT ON cosid.generator_history
+	FOR EACH ROW EXECUTE FUNCTION cosid.restore_check();
+
+-------------------------------------------------------------------------------
+-- The lease store trusts only superusers (1.4).  Servers call the store's
+-- functions with every parameter's type named and their search_path pinned
+-- to pg_catalog, pg_temp, and refuse a store whose cosid objects (the
+-- schema, every function of a name they call, the tables those functions
+-- use) a role other than a superuser owns.  On every database with cosid:
+-- - no role but a superuser may create anything in schema cosid but a
+--   sequence (the backing sequences a restore by the database's owner
+--   makes, which is why pg_database_owner keeps CREATE on it): an event
+--   trigger refuses every other object, so the database's owner cannot put
+--   an overload of a store function next to cosid's (1.3 let it);
+-- - the store's superuser sets the largest TTL of each namespace
+--   (cosid.lease_namespace_config; 60 seconds without a row): a lease, a
+--   renewal or a window end beyond it is refused (22023), and the next
+--   holder of a slot never waits longer than it, whatever a lease recorded
+--   before (the end it is given, and the one recorded, are capped);
+-- - a shared counter belongs to the store role that created it: another
+--   store role uses it only after a superuser of the store grants it
+--   (cosid.segment_counter_grant), and cannot raise it with start (only its
+--   creator or a superuser can).  1.3's sharing through a role granted
+--   EXECUTE on cosid.segment_acquire is gone.
+-------------------------------------------------------------------------------
+
+-- Only a superuser creates in schema cosid, but a sequence.  Also ALTER
+-- ... SET SCHEMA cosid (a function moved there) is such a command.  Enabled
+-- ALWAYS: session_replication_role does not turn it off.
+CREATE FUNCTION cosid.schema_guard() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	o record;
+BEGIN
+	IF EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = current_user AND r.rolsuper) THEN
+		RETURN;
+	END IF;
+	FOR o IN SELECT pg_catalog.pg_describe_object(c.classid, c.objid, c.objsubid) AS object, c.command_tag
+			 FROM pg_catalog.pg_event_trigger_ddl_commands() c
+			 WHERE c.schema_name = 'cosid' AND c.object_type <> 'sequence'
+	LOOP
+		RAISE EXCEPTION 'only a superuser may create or alter % in schema cosid', o.object
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Role %s ran %s. Schema cosid holds the functions the servers of a lease store call: an object of another role there could answer for them.',
+											 pg_catalog.quote_ident(current_user), o.command_tag),
+				  HINT = 'Create it in a schema of your own.';
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION cosid.schema_guard() FROM PUBLIC;
+COMMENT ON FUNCTION cosid.schema_guard() IS 'refuses an object other than a sequence in schema cosid from a role that is not a superuser';
+CREATE EVENT TRIGGER cosid_schema_guard ON ddl_command_end EXECUTE FUNCTION cosid.schema_guard();
+ALTER EVENT TRIGGER cosid_schema_guard ENABLE ALWAYS;
+
+-- What a restore by the database's owner may load into the two tables
+-- below: nothing (they are the store superuser's settings; a superuser
+-- restores a store).  pg_dump by the owner reads them.
+CREATE FUNCTION cosid.store_settings_check() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = current_user AND r.rolsuper) THEN
+		RAISE EXCEPTION 'only a superuser may write %.%', TG_TABLE_SCHEMA, TG_TABLE_NAME
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'It holds settings of the lease store that its superuser makes.';
+	END IF;
+	RETURN NEW;
+END
+$$;
+REVOKE ALL ON FUNCTION cosid.store_settings_check() FROM PUBLIC;
+COMMENT ON FUNCTION cosid.store_settings_check() IS 'refuses a row of the lease store''s settings (largest TTLs, counter grants) from a role that is not a superuser';
+
+-- The largest TTL of a namespace: a lease, a renewal (and the window end it
+-- records) is refused beyond it, and a new holder is never asked to wait
+-- longer.  A namespace without a row: 60 seconds.
+CREATE TABLE cosid.lease_namespace_config (
+	namespace text PRIMARY KEY,
+	max_ttl interval NOT NULL
+		CHECK (max_ttl >= interval '1 second' AND max_ttl <= interval '1 day')
+);
+COMMENT ON TABLE cosid.lease_namespace_config IS 'the largest lease TTL of each namespace (60 seconds without a row): only superusers write it';
+SELECT pg_catalog.pg_extension_config_dump('cosid.lease_namespace_config', '');
+REVOKE ALL ON cosid.lease_namespace_config FROM PUBLIC;
+GRANT SELECT ON cosid.lease_namespace_config TO PUBLIC;
+GRANT INSERT ON cosid.lease_namespace_config TO pg_database_owner;
+CREATE TRIGGER lease_namespace_config_check
+	BEFORE INSERT OR UPDATE ON cosid.lease_namespace_config
+	FOR EACH ROW EXECUTE FUNCTION cosid.store_settings_check();
+
+-- Which store role, other than the one that created it, may use a counter:
+-- one row per counter and role (a role name of the store), written by a
+-- superuser of the store.
+CREATE TABLE cosid.segment_counter_grant (
+	namespace text NOT NULL,
+	database text NOT NULL,
+	name text NOT NULL,
+	role text NOT NULL,
+	CONSTRAINT segment_counter_grant_pkey PRIMARY KEY (namespace, database, name, role)
+);
+COMMENT ON TABLE cosid.segment_counter_grant IS 'store roles that may use a shared counter another store role created: only superusers write it';
+SELECT pg_catalog.pg_extension_config_dump('cosid.segment_counter_grant', '');
+REVOKE ALL ON cosid.segment_counter_grant FROM PUBLIC;
+-- store roles' names, as cosid.segment_counter.store_role: pg_dump by the
+-- database's owner reads them, PUBLIC does not
+GRANT SELECT ON cosid.segment_counter_grant TO pg_database_owner;
+GRANT INSERT ON cosid.segment_counter_grant TO pg_database_owner;
+CREATE TRIGGER segment_counter_grant_check
+	BEFORE INSERT OR UPDATE ON cosid.segment_counter_grant
+	FOR EACH ROW EXECUTE FUNCTION cosid.store_settings_check();
+
+-- lease_acquire: as in 1.3, and a TTL beyond the namespace's largest is
+-- refused; the window end a new holder of a slot is given, and the one
+-- recorded, are at most the largest TTL past the store's clock (an instance
+-- that takes its own live lease again keeps its end: it waits for no one
+-- but itself).
+CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
+									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
+									OUT token uuid)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	slots bigint;
+	l record;
+	ttl_limit interval;
+	cap_ms bigint;
+	own boolean;
+BEGIN
+	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF slot_bits < 0 OR slot_bits > 31 THEN
+		RAISE EXCEPTION 'invalid cosid lease request: slot_bits must be between 0 and 31, not %', slot_bits
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'slot_bits is cosid.machine_bits: the namespace has 2^slot_bits slots.';
+	END IF;
+	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_acquire.namespace;
+	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
+	IF ttl > ttl_limit THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
+			ttl, lease_acquire.namespace, ttl_limit
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
+				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
+	END IF;
+	slots := 1::bigint << slot_bits;
+	-- one call per namespace at a time: the namespace's row, which only the
+	-- table's owner may lock
+	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_acquire.namespace)
+	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
+	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_acquire.namespace FOR UPDATE;
+	-- the answer is durable whatever the caller or the store set: a lease (and
+	-- window end) the store answered for survives its crash, and with a
+	-- synchronous standby its failover
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+	-- a new holder waits at most the largest TTL, whatever was recorded (an
+	-- instance taking its own live lease again keeps its own end)
+	cap_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp() + ttl_limit) * 1000)::bigint;
+	SELECT e.slot, e.window_end INTO l FROM cosid.lease e
+	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
+	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
+	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
+	ORDER BY e.slot LIMIT 1;
+	own := FOUND;
+	IF NOT own THEN
+		SELECT c.s::integer AS slot, e.window_end INTO l
+		FROM (SELECT 0::bigint AS s
+			  UNION
+			  SELECT r.slot::bigint + 1 FROM cosid.lease r
+			  WHERE r.namespace = lease_acquire.namespace
+			  UNION
+			  SELECT r.slot FROM cosid.lease r
+			  WHERE r.namespace = lease_acquire.namespace
+				AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())) c
+			LEFT JOIN cosid.lease e ON e.namespace = lease_acquire.namespace AND e.slot = c.s
+		WHERE c.s < slots
+		  AND (e.slot IS NULL OR e.instance IS NULL OR e.expires_at <= pg_catalog.clock_timestamp())
+		ORDER BY c.s LIMIT 1;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('All %s slots (cosid.machine_bits = %s) are held by live leases.',
+												 slots, slot_bits),
+					  HINT = 'Raise cosid.machine_bits on every server of the namespace, or stop a server.';
+		END IF;
+	END IF;
+	INSERT INTO cosid.lease AS e (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at,
+								  token, holder)
+	VALUES (lease_acquire.namespace, l.slot, lease_acquire.instance, pg_catalog.clock_timestamp() + ttl, 0,
+			pg_catalog.clock_timestamp(), pg_catalog.clock_timestamp(), pg_catalog.gen_random_uuid(),
+			session_user)
+	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
+		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
+			window_end = CASE WHEN own THEN e.window_end ELSE LEAST(e.window_end, cap_ms) END,
+			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
+									OR e.holder IS DISTINCT FROM EXCLUDED.holder
+							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,
+			renewed_at = EXCLUDED.renewed_at, token = EXCLUDED.token, holder = EXCLUDED.holder
+	RETURNING e.slot, e.window_end, e.expires_at, e.token INTO slot, previous_end, expires_at, token;
+END
+$$;
+
+-- lease_renew: as in 1.3, and a TTL beyond the namespace's largest is
+-- refused (so is a window end further ahead than it and one second).
+CREATE OR REPLACE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, token uuid,
+								  window_end bigint, ttl interval)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	expiry timestamptz;
+	now_ms bigint;
+	ahead_ms bigint;
+	ttl_limit interval;
+BEGIN
+	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_renew.namespace;
+	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
+	IF ttl > ttl_limit THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
+			ttl, lease_renew.namespace, ttl_limit
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
+				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
+	END IF;
+	-- one call per namespace at a time: the namespace's row, which only the
+	-- table's owner may lock
+	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
+	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
+	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR UPDATE;
+	-- the answer is durable whatever the caller or the store set: a lease (and
+	-- window end) the store answered for survives its crash, and with a
+	-- synchronous standby its failover
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
+	ahead_ms := (EXTRACT(epoch FROM ttl) * 1000)::bigint + 1000;
+	IF lease_renew.window_end > now_ms + ahead_ms THEN
+		RAISE EXCEPTION 'invalid cosid lease request: window end % is % ms ahead of the lease store''s clock',
+			lease_renew.window_end, lease_renew.window_end - now_ms
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('A holder may record a window end at most its TTL (%s) and 1 second ahead of the store''s clock, here %s ms.',
+											 ttl, ahead_ms),
+				  HINT = 'The clock of the server that holds the slot is probably ahead of the lease store''s: synchronise them (NTP).';
+	END IF;
+	UPDATE cosid.lease e
+	SET expires_at = pg_catalog.clock_timestamp() + ttl,
+		window_end = GREATEST(e.window_end, lease_renew.window_end),
+		renewed_at = pg_catalog.clock_timestamp(),
+		holder = session_user
+	WHERE e.namespace = lease_renew.namespace AND e.slot = lease_renew.slot
+	  AND e.instance = lease_renew.instance AND e.token = lease_renew.token
+	  AND (e.holder = session_user OR e.holder IS NULL)
+	RETURNING e.expires_at INTO expiry;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
+			lease_renew.slot, lease_renew.namespace, lease_renew.instance
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'The lease was taken over or released, or the token is not the one its acquire returned, or this role did not acquire it.';
+	END IF;
+	RETURN expiry;
+END
+$$;
+COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance, as this role (the lease''s holder), for at most the namespace''s largest TTL; returns its fencing token (grant EXECUTE to each server''s own role)';
+COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease this role holds with its token, for at most the namespace''s largest TTL, and record the holder''s window end (never lower, at most the TTL and 1 second ahead of the store''s clock)';
+
+-- segment_acquire: as in 1.3, but a counter is for the store role that
+-- created it (session_user), for the roles a superuser granted it to in
+-- cosid.segment_counter_grant, and for superusers; what a server says
+-- (database, owner) names the counter and must match its owner, but never
+-- gives a role the right to use it.  Only its creator (or a superuser) may
+-- raise it with start: a granted role asking for a start above the counter
+-- is refused (42501).
+CREATE OR REPLACE FUNCTION cosid.segment_acquire(namespace text, database text, name text, owner text, step bigint,
+									  start bigint, count integer, OUT first bigint, OUT last bigint)
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	size bigint;
+	floor_number bigint;
+	top bigint;
+	c record;
+	creator boolean;
+BEGIN
+	IF segment_acquire.namespace = '' OR segment_acquire.database = '' OR segment_acquire.name = ''
+	   OR segment_acquire.owner = '' THEN
+		RAISE EXCEPTION 'invalid cosid segment request: the namespace, the database, the name and the owner must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.step < 1 OR segment_acquire.step > 1000000000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: step must be between 1 and 1000000000, not %',
+			segment_acquire.step
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.count < 1 OR segment_acquire.count > 100000 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: count must be between 1 and 100000, not %',
+			segment_acquire.count
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF segment_acquire.start < 0 THEN
+		RAISE EXCEPTION 'invalid cosid segment request: start must not be negative, not %', segment_acquire.start
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	size := segment_acquire.step * segment_acquire.count;	-- at most 10^14
+	IF segment_acquire.start - 1 > 9223372036854775807 - size THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
+			segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = pg_catalog.format('%s segments of %s from %s do not fit a bigint.',
+											 segment_acquire.count, segment_acquire.step, segment_acquire.start);
+	END IF;
+	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+	-- twice at most: a first fetch that lost the race to create the counter
+	-- finds it on the second turn
+	FOR turn IN 1 .. 2 LOOP
+		SELECT r.last_number, r.owner, r.store_role INTO c FROM cosid.segment_counter r
+		WHERE r.namespace = segment_acquire.namespace AND r.database = segment_acquire.database
+		  AND r.name = segment_acquire.name
+		FOR UPDATE;
+		IF FOUND THEN
+			IF c.owner IS DISTINCT FROM segment_acquire.owner THEN
+				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" belongs to another owner',
+					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+					USING ERRCODE = 'insufficient_privilege',
+						  DETAIL = pg_catalog.format('It counts for a generator of another role; this request is for one owned by %s.',
+													 pg_catalog.quote_ident(segment_acquire.owner)),
+						  HINT = 'A shared counter is used only by generators of the same owner, in databases of the same name.';
+			END IF;
+			creator := c.store_role = session_user
+				OR EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.rolname = session_user AND o.rolsuper);
+			IF NOT creator AND NOT EXISTS (
+					SELECT FROM cosid.segment_counter_grant g
+					WHERE g.namespace = segment_acquire.namespace AND g.database = segment_acquire.database
+					  AND g.name = segment_acquire.name AND g.role = session_user) THEN
+				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" belongs to another store role',
+					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+					USING ERRCODE = 'insufficient_privilege',
+						  DETAIL = pg_catalog.format('Store role %s created it; role %s was not granted it.',
+													 pg_catalog.quote_ident(c.store_role), pg_catalog.quote_ident(session_user)),
+						  HINT = 'Servers that log in as different store roles share a counter only when a superuser of the lease store grants it: a row (namespace, database, name, role) in cosid.segment_counter_grant.';
+			END IF;
+			IF NOT creator AND segment_acquire.start - 1 > c.last_number THEN
+				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" can be raised only by the store role that created it',
+					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+					USING ERRCODE = 'insufficient_privilege',
+						  DETAIL = pg_catalog.format('Role %s asked for numbers from %s; the counter handed out up to %s. Store role %s created it.',
+													 pg_catalog.quote_ident(session_user), segment_acquire.start,
+													 c.last_number, pg_catalog.quote_ident(c.store_role)),
+						  HINT = 'The server that logs in as the counter''s store role, or a superuser of the lease store, can raise it.';
+			END IF;
+			IF GREATEST(c.last_number, segment_acquire.start - 1) > 9223372036854775807 - size THEN
+				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
+					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+					USING ERRCODE = 'numeric_value_out_of_range',
+						  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
+													 segment_acquire.count, segment_acquire.step);
+			END IF;
+			UPDATE cosid.segment_counter r
+			SET last_number = GREATEST(r.last_number, segment_acquire.start - 1) + size,
+				fetches = r.fetches + 1,
+				updated_at = pg_catalog.clock_timestamp()
+			WHERE r.namespace = segment_acquire.namespace AND r.database = segment_acquire.database
+			  AND r.name = segment_acquire.name
+			RETURNING r.last_number INTO top;
+			EXIT;
+		END IF;
+		-- a new counter: above the namespace's counter of this name from 1.2
+		SELECT r.last_number INTO floor_number FROM cosid.segment_counter r
+		WHERE r.namespace = segment_acquire.namespace AND r.database = '' AND r.name = segment_acquire.name;
+		floor_number := GREATEST(floor_number, segment_acquire.start - 1);
+		IF floor_number > 9223372036854775807 - size THEN
+			RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
+				segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+				USING ERRCODE = 'numeric_value_out_of_range',
+					  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
+												 segment_acquire.count, segment_acquire.step);
+		END IF;
+		INSERT INTO cosid.segment_counter AS r (namespace, name, last_number, database, owner, store_role)
+		VALUES (segment_acquire.namespace, segment_acquire.name, floor_number + size, segment_acquire.database,
+				segment_acquire.owner, session_user)
+		ON CONFLICT ON CONSTRAINT segment_counter_pkey DO NOTHING
+		RETURNING r.last_number INTO top;
+		EXIT WHEN top IS NOT NULL;
+	END LOOP;
+	IF top IS NULL THEN
+		RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" could not be created',
+			segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+			USING ERRCODE = 'serialization_failure';
+	END IF;
+	first := top - size + 1;
+	last := top;
+END
+$$;
+COMMENT ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers from the counter of a namespace, database and generator name, above every number it handed out and at least start; only for the generator''s owner, through the store role that created the counter or one a superuser granted it to (cosid.segment_counter_grant)';
+-- End of "The lease store trusts only superusers (1.4)".
+
 -- Capacity (1.4)
 -- cosid_capacity(name): a generator's limits, from its stored layout and this
 -- server's cosid.machine_bits, and when its ids run out (inspect.c).  STABLE:

@@ -56,8 +56,12 @@ PG_FUNCTION_INFO_V1(cosid_define);
 PG_FUNCTION_INFO_V1(cosid_alter);
 PG_FUNCTION_INFO_V1(cosid_drop);
 PG_FUNCTION_INFO_V1(cosid_restore_check);
+PG_FUNCTION_INFO_V1(cosid_give_identities);
 
 #define key_error(path, ...) cosid_invalid_key(false, path, __VA_ARGS__)
+
+static bool may_take_identity(const CosidGenDef *def, Oid db);
+static void identity_owner_error(const CosidGenDef *def, Oid db, const char *table);
 
 static void
 layout_values(const CosidGenDef *def, Datum *values, char *nulls)
@@ -595,6 +599,21 @@ cosid_define(PG_FUNCTION_ARGS)
 		bool		had = cosid_gen_name_identity(name, &old) && old.identity == 0;
 
 		def.identity = 0;
+		strlcpy(def.name, name, NAMEDATALEN);
+
+		/*
+		 * Once the update gave identity 0 of this name and layout an
+		 * identity in another database, a generator of identity 0 issues
+		 * with that one (the other database's copies not yet updated do):
+		 * only a role that may copy that database's identity defines one.
+		 */
+		if (cosid_gen_zero_led_on(&def))
+		{
+			Oid			db = cosid_gen_identity_owner(&def);
+
+			if (OidIsValid(db) && db != MyDatabaseId && !may_take_identity(&def, db))
+				identity_owner_error(&def, db, NULL);
+		}
 		cosid_gen_define_name(&def, had ? &old : NULL, 0);
 	}
 
@@ -967,6 +986,131 @@ layout_column(HeapTuple tup, TupleDesc desc, const char *name, const char *colum
 		DatumGetInt64(d) : (int64) DatumGetInt32(d);
 }
 
+/* The owner role of database dbid, or InvalidOid when it is gone. */
+static Oid
+database_owner(Oid dbid)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dbid));
+	Oid			dba;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	dba = ((Form_pg_database) GETSTRUCT(tup))->datdba;
+	ReleaseSysCache(tup);
+	return dba;
+}
+
+/*
+ * Whether the current role may give this database the identity of def,
+ * which belongs to database db: as a superuser, or as a member of the
+ * owner role of db or of another database that holds the identity (a copy
+ * of db that defined the name again, or a database whose 1.2 generators
+ * the update gave the identity their name's identity 0 led to: tenants
+ * copied from one template before 1.3 share their names' identities).
+ */
+static bool
+may_take_identity(const CosidGenDef *def, Oid db)
+{
+	Oid			dba = database_owner(db);
+	Oid		   *dbs;
+	int			n;
+
+	if (superuser() || !OidIsValid(dba) || has_privs_of_role(GetUserId(), dba))
+		return true;
+	/* identity 0 is held by every 1.2 database that defined the name: its owner's only */
+	if (def->identity == 0)
+		return false;
+	n = cosid_gen_identity_holders(def, &dbs);
+	for (int i = 0; i < n; i++)
+	{
+		Oid			holder = dbs[i] == MyDatabaseId ? InvalidOid : database_owner(dbs[i]);
+
+		if (dbs[i] == MyDatabaseId || (OidIsValid(holder) && has_privs_of_role(GetUserId(), holder)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * 42501 for taking identity def->identity of database db into this one: a
+ * restored row of table (NULL: cosid_define).
+ */
+static void
+identity_owner_error(const CosidGenDef *def, Oid db, const char *table)
+{
+	Oid			dba = database_owner(db);
+	const char *dbname = get_database_name(db);
+	const char *role = OidIsValid(dba) ? GetUserNameFromId(dba, true) : NULL;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 table ?
+			 errmsg("permission denied to restore a row of table cosid.%s for generator \"%s\"",
+					table, def->name) :
+			 errmsg("permission denied to define generator \"%s\"", def->name),
+			 errdetail("Identity " INT64_FORMAT " of generator \"%s\" belongs to database \"%s\" on this server; a generator of this database that had it would share or disturb that database's generator.",
+					   def->identity, def->name, dbname ? dbname : "?"),
+			 table ?
+			 errhint("Copy database \"%s\" as a superuser or as a member of its owner role %s, or define the generator in this database with cosid_define().",
+					 dbname ? dbname : "?", role ? role : "?") :
+			 errhint("Update cosid in this database (ALTER EXTENSION cosid UPDATE, as a superuser): its generators then get identities of their own.")));
+}
+
+/*
+ * A restored row (of cosid.generator or cosid.generator_history) with a
+ * time-based identity: the identity belongs to the database that first
+ * defined it or issued with it on this server (identity 0 too, per name),
+ * and another database gets it only through a copy that a superuser or a
+ * member of that database's owner role makes (CREATE DATABASE ... TEMPLATE,
+ * or a dump restored).  42501 otherwise.  An identity this server does not
+ * know, or whose database was dropped, is the restoring database's to take.
+ */
+static void
+check_identity_owner(const CosidGenDef *def, const char *table)
+{
+	Oid			db = cosid_gen_identity_owner(def);
+
+	if (!OidIsValid(db) || db == MyDatabaseId || may_take_identity(def, db))
+		return;
+	identity_owner_error(def, db, table);
+}
+
+/*
+ * A restored row naming the lease store's counter of another database
+ * (counter_database): its generator would draw from that database's
+ * counter (and the store refuses its owner's generator after it: 42501).
+ * Only a superuser, or a member of the owner role of the database of that
+ * name on this server, restores one.
+ */
+static void
+check_counter_database(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *counter;
+	Oid			db;
+	Oid			dba;
+
+	if (SPI_fnumber(desc, "counter_database") <= 0)
+		return;
+	d = row_value(tup, desc, "counter_database", &isnull);
+	if (isnull)
+		return;
+	counter = TextDatumGetCString(d);
+	if (strcmp(counter, get_database_name(MyDatabaseId)) == 0 || superuser())
+		return;
+	db = get_database_oid(counter, true);
+	dba = OidIsValid(db) ? database_owner(db) : InvalidOid;
+	if (OidIsValid(dba) && has_privs_of_role(GetUserId(), dba))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to restore generator \"%s\"", name),
+			 errdetail("Its column counter_database names the lease store's counters of database \"%s\"; only a superuser, or a member of that database's owner role, restores a generator that draws from another database's counter.",
+					   counter),
+			 errhint("Restore it as a superuser, or define the generator in this database with cosid_define().")));
+}
+
 /*
  * A row of cosid.generator written by a role other than cosid and a
  * superuser: the database's owner restoring a dump.  It must be a generator
@@ -1046,8 +1190,11 @@ check_restored_generator(Relation rel, HeapTuple tup)
 		 */
 		if (cosid_catalog_is_1_3())
 			def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
+		strlcpy(def.name, name, NAMEDATALEN);
+		check_identity_owner(&def, "generator");
 		cosid_gen_check_define(&def);
 	}
+	check_counter_database(tup, desc, name);
 	(void) cosid_codecbind_generator(&def, COSID_BIND_DEFINE, CurrentMemoryContext);
 
 	seqid = DatumGetObjectId(row_value(tup, desc, "sequence", &isnull));
@@ -1102,8 +1249,136 @@ check_restored_generator(Relation rel, HeapTuple tup)
 }
 
 /*
+ * A row of cosid.generator_history written by a role other than cosid and a
+ * superuser (a restore by the database's owner).  A time-based name's row
+ * (an identity and its layout) makes the name, defined again, take that
+ * identity: the identity must be one this database may have (as in a
+ * generator row), and the layout must be the one it issues with on this
+ * server.  A row without its whole layout is ignored by cosid_define (with
+ * a warning), so it restores.
+ */
+static void
+check_restored_history(Relation rel, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	static const char *const columns[] = {"identity", "strategy", "epoch_ms", "unit_ms",
+	"time_bits", "node_bits", "seq_bits", "uncertainty_bits"};
+	bool		isnull;
+	char	   *name;
+	char	   *strategy;
+	CosidGenDef def;
+	char		msg[256];
+
+	name = TextDatumGetCString(row_value(tup, desc, "name", &isnull));
+	cosid_catalog_check_name(name);
+	for (size_t i = 0; i < lengthof(columns); i++)
+	{
+		(void) row_value(tup, desc, columns[i], &isnull);
+		if (isnull)
+			return;
+	}
+	strategy = TextDatumGetCString(row_value(tup, desc, "strategy", &isnull));
+	if (strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
+		return;
+	memset(&def, 0, sizeof(def));
+	strlcpy(def.name, name, NAMEDATALEN);
+	def.spec.strategy = cosid_strategy_from_name(strategy);
+	def.identity = DatumGetInt64(row_value(tup, desc, "identity", &isnull));
+	def.spec.layout.epoch_ms = DatumGetInt64(row_value(tup, desc, "epoch_ms", &isnull));
+	def.spec.layout.unit_ms = DatumGetInt32(row_value(tup, desc, "unit_ms", &isnull));
+	def.spec.layout.time_bits = DatumGetInt32(row_value(tup, desc, "time_bits", &isnull));
+	def.spec.layout.node_bits = DatumGetInt32(row_value(tup, desc, "node_bits", &isnull));
+	def.spec.layout.seq_bits = DatumGetInt32(row_value(tup, desc, "seq_bits", &isnull));
+	def.spec.uncertainty_bits = DatumGetInt32(row_value(tup, desc, "uncertainty_bits", &isnull));
+	if (stored_layout_problem(&def, msg, sizeof(msg)) != NULL)
+		return;
+	check_identity_owner(&def, "generator_history");
+	cosid_gen_check_define(&def);
+}
+
+/*
+ * cosid.give_identities(), run once by the update to 1.4: every time-based
+ * generator of identity 0 (defined before 1.3), and every dropped one in
+ * cosid.generator_history, gets an identity of its own, recorded as this
+ * database's with a floor above every id identity 0 of its name may have
+ * issued (genstate.c: cosid_gen_give_identity).  Returns how many rows.
+ */
+Datum
+cosid_give_identities(PG_FUNCTION_ARGS)
+{
+	static const char *const reads[2] = {
+		"SELECT name, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, config "
+		"FROM cosid.generator WHERE identity OPERATOR(pg_catalog.=) 0 "
+		"AND strategy OPERATOR(pg_catalog.<>) 'segment' ORDER BY name",
+		"SELECT name, strategy, epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits "
+		"FROM cosid.generator_history WHERE identity OPERATOR(pg_catalog.=) 0 "
+		"AND (strategy OPERATOR(pg_catalog.=) 'snowflake' OR strategy OPERATOR(pg_catalog.=) 'cosid80') "
+		"AND epoch_ms IS NOT NULL AND unit_ms IS NOT NULL "
+		"AND time_bits IS NOT NULL AND node_bits IS NOT NULL AND seq_bits IS NOT NULL "
+		"AND uncertainty_bits IS NOT NULL ORDER BY name"};
+	static const char *const writes[2] = {
+		"UPDATE cosid.generator SET identity = $2 WHERE name OPERATOR(pg_catalog.=) $1",
+		"UPDATE cosid.generator_history SET identity = $2 WHERE name OPERATOR(pg_catalog.=) $1"};
+	int			count = 0;
+
+	if (!cosid_catalog_is_1_3())
+		PG_RETURN_INT32(0);
+	SPI_connect();
+	for (int t = 0; t < 2; t++)
+	{
+		uint64		nrows;
+		CosidGenDef *defs;
+
+		if (cosid_catalog_exec(reads[t], 0, NULL, NULL, NULL, true) != SPI_OK_SELECT)
+			elog(ERROR, "could not read cosid's generators");
+		nrows = SPI_processed;
+		defs = palloc0(sizeof(CosidGenDef) * Max(nrows, 1));
+		for (uint64 i = 0; i < nrows; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			CosidGenDef *def = &defs[i];
+			bool		isnull;
+			char	   *name = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
+
+			if (t == 0)
+				cosid_gendef_parse(name, DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 8, &isnull)), def, false);
+			else
+			{
+				def->spec.strategy = cosid_strategy_from_name(TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull)));
+				def->spec.uncertainty_bits = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+			}
+			strlcpy(def->name, name, NAMEDATALEN);
+			def->identity = 0;
+			def->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+			def->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+			def->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+			def->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+			def->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+		}
+		for (uint64 i = 0; i < nrows; i++)
+		{
+			Oid			argtypes[2] = {TEXTOID, INT8OID};
+			Datum		values[2];
+
+			if (!COSID_TIME_BASED(defs[i].spec.strategy))
+				continue;
+			values[0] = CStringGetTextDatum(defs[i].name);
+			values[1] = Int64GetDatum(cosid_gen_give_identity(&defs[i], new_identity()));
+			if (cosid_catalog_exec(writes[t], 2, argtypes, values, NULL, false) != SPI_OK_UPDATE)
+				elog(ERROR, "could not give generator \"%s\" an identity", defs[i].name);
+			count++;
+		}
+	}
+	SPI_finish();
+	if (count > 0)
+		cosid_catalog_changed_now();
+	PG_RETURN_INT32(count);
+}
+
+/*
  * cosid.restore_check(): BEFORE INSERT FOR EACH ROW on cosid.generator,
- * cosid.lease and cosid.segment_counter.  cosid writes them as their owner
+ * cosid.generator_history (1.4), cosid.lease and cosid.segment_counter.  cosid writes them as their owner
  * (cosid_define as the catalog's owner, the lease store's SECURITY DEFINER
  * functions), and a superuser may write anything: those pass.  INSERT is
  * granted to pg_database_owner alone, for pg_restore: a generator row is
@@ -1125,12 +1400,17 @@ cosid_restore_check(PG_FUNCTION_ARGS)
 	/* cosid's tables only: it reads a generator row by its columns' types */
 	if (RelationGetNamespace(rel) != get_namespace_oid("cosid", false) ||
 		(strcmp(relname, "generator") != 0 && strcmp(relname, "lease") != 0 &&
-		 strcmp(relname, "segment_counter") != 0))
+		 strcmp(relname, "segment_counter") != 0 && strcmp(relname, "generator_history") != 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("cosid.restore_check() is a trigger of cosid's own tables only")));
 	if (superuser() || has_privs_of_role(GetUserId(), cosid_rel_owner(RelationGetRelid(rel))))
 		return PointerGetDatum(trigdata->tg_trigtuple);
+	if (strcmp(relname, "generator_history") == 0)
+	{
+		check_restored_history(rel, trigdata->tg_trigtuple);
+		return PointerGetDatum(trigdata->tg_trigtuple);
+	}
 	if (strcmp(relname, "generator") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

@@ -47,9 +47,19 @@
  *   superseded, with at most 4 x cosid.max_generators names and
  *   cosid.max_generators changed layouts per database (and 1.2's records,
  *   one per name, as identity 0).
+ * - An identity belongs to a database (1.4): the first that defined it or
+ *   issued with it on this server (owner_db of its first record in the
+ *   log), identity 0 per name.  ddl.c refuses a restored row of another
+ *   database's identity unless a role that may copy that database restores
+ *   it; every identity has a record of its layout (identity_record), so a
+ *   row of another layout is refused also when the layout never changed.
+ *   The update to 1.4 gives identity 0's generators identities of their
+ *   own (cosid_gen_give_identity), and identity 0 of the name leads to it
+ *   (successor) in databases not yet updated.
  * - Fair shares: when every entry is taken, a database holding fewer than
- *   its share (cosid.max_generators over the databases holding entries)
- *   takes the least recently used entry of the database holding the most.
+ *   its share (max-min fair over the databases holding entries: see
+ *   unfair_entry) takes the least recently used entry of the database
+ *   holding the most.
  */
 #include "genstate.h"
 #include "slot.h"
@@ -71,7 +81,8 @@
 #define NAMES_FILE	COSID_STATE_DIR "/names"
 #define NAMES_TMP	COSID_STATE_DIR "/names.tmp"
 #define NAMES_MAGIC 0xC051D4A3u
-#define NAMES_VERSION 3
+#define NAMES_VERSION 4
+#define NAMES_VERSION_1_3 3
 #define NAMES_VERSION_1_2 2
 
 /* An entry unused this long may be freed when every entry is taken. */
@@ -129,8 +140,29 @@ typedef struct NameRecord
 	int64		floor;			/* ids up to this one are never issued again
 								 * (-1: none) */
 	int32		forgotten;		/* NAME_OF_DB: the name starts over */
+	Oid			owner_db;		/* 1.4: the database the identity belongs to
+								 * (the first to issue with it or define it);
+								 * InvalidOid: not known (1.2's records) */
+	int64		successor;		/* 1.4, NAME_LAYOUT of identity 0: the
+								 * identity the update gave the name (0:
+								 * none) */
 	pg_crc32c	crc;			/* of the bytes before it */
 } NameRecord;
+
+/* 1.3's record (format 3): 1.4's without owner_db and successor */
+typedef struct NameRecord13
+{
+	char		name[NAMEDATALEN];
+	int32		kind;
+	Oid			db;
+	int64		ident;
+	int32		wide;
+	int32		uncertainty_bits;
+	CosidLayout layout;
+	int64		floor;
+	int32		forgotten;
+	pg_crc32c	crc;
+} NameRecord13;
 
 /* 1.2's record: one per name ever issued, read as identity 0 */
 typedef struct NameRecord12
@@ -382,6 +414,78 @@ names_read_1_2(int fd, const NamesHeader12 *h, Names *n)
 }
 
 /*
+ * The records of the log (after its header), in 1.4's format or in 1.3's
+ * (format 3), which a rewrite turns into 1.4's: a 1.3 record's database
+ * (the one that defined the name, or changed the identity's layout) is
+ * taken as its identity's owner; where several records hold one identity,
+ * the first in the log counts (names_owner).
+ */
+static void
+names_read_log(int fd, bool v13, Names *n)
+{
+	union
+	{
+		NameRecord	r;
+		NameRecord13 r13;
+	}			buf;
+	Size		size = v13 ? sizeof(NameRecord13) : sizeof(NameRecord);
+	Size		crc_at = v13 ? offsetof(NameRecord13, crc) : offsetof(NameRecord, crc);
+	ssize_t		got;
+
+	while ((got = read(fd, &buf, size)) == (ssize_t) size)
+	{
+		pg_crc32c	crc;
+		pg_crc32c	stored;
+		NameRecord	r;
+
+		INIT_CRC32C(crc);
+		COMP_CRC32C(crc, &buf, crc_at);
+		FIN_CRC32C(crc);
+		memcpy(&stored, (char *) &buf + crc_at, sizeof(stored));
+		if (!EQ_CRC32C(crc, stored))
+		{
+			/* torn while appended, if it is the last one */
+			char		more;
+			ssize_t		extra = read(fd, &more, 1);
+
+			if (extra < 0)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
+			if (extra != 0)
+				names_error("checksum mismatch");
+			n->rewrite = true;
+			return;
+		}
+		if (v13)
+		{
+			memset(&r, 0, sizeof(r));
+			memcpy(r.name, buf.r13.name, NAMEDATALEN);
+			r.kind = buf.r13.kind;
+			r.db = buf.r13.db;
+			r.ident = buf.r13.ident;
+			r.wide = buf.r13.wide;
+			r.uncertainty_bits = buf.r13.uncertainty_bits;
+			r.layout = buf.r13.layout;
+			r.floor = buf.r13.floor;
+			r.forgotten = buf.r13.forgotten;
+			r.owner_db = buf.r13.db;
+			record_crc(&r);
+		}
+		else
+			memcpy(&r, &buf.r, sizeof(r));
+		n->in_file++;
+		names_put(n, &r);
+	}
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
+	if (got > 0 || v13)
+		n->rewrite = true;		/* a torn last record, or 1.3's format */
+}
+
+/*
  * Forget the oldest NAME_OF_DB records of a database beyond NAMES_PER_DB,
  * and, when the log is to be rewritten (compacting), those of databases
  * that no longer exist (pg_database is shared: any backend can tell).
@@ -453,42 +557,8 @@ names_read(Names *n)
 			names_error("short header");
 		names_read_1_2(fd, &h, n);
 	}
-	else if (h.version == NAMES_VERSION)
-	{
-		NameRecord	r;
-		ssize_t		got;
-
-		while ((got = read(fd, &r, sizeof(r))) == sizeof(r))
-		{
-			pg_crc32c	crc;
-
-			INIT_CRC32C(crc);
-			COMP_CRC32C(crc, &r, offsetof(NameRecord, crc));
-			FIN_CRC32C(crc);
-			if (!EQ_CRC32C(crc, r.crc))
-			{
-				/* torn while appended, if it is the last one */
-				ssize_t		more = read(fd, &r, 1);
-
-				if (more < 0)
-					ereport(ERROR,
-							(errcode_for_file_access(),
-							 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
-				if (more != 0)
-					names_error("checksum mismatch");
-				n->rewrite = true;
-				break;
-			}
-			n->in_file++;
-			names_put(n, &r);
-		}
-		if (got < 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
-		if (got > 0 && got < (ssize_t) sizeof(r))
-			n->rewrite = true;	/* a torn last record */
-	}
+	else if (h.version == NAMES_VERSION || h.version == NAMES_VERSION_1_3)
+		names_read_log(fd, h.version == NAMES_VERSION_1_3, n);
 	else
 		names_error("unknown format");
 	CloseTransientFile(fd);
@@ -555,6 +625,63 @@ names_find(Names *n, int kind, const CosidGenDef *def)
 }
 
 /*
+ * The database identity ident of name belongs to: the owner_db of the first
+ * live record of it in the log whose database still exists, else
+ * InvalidOid (no database has defined it or issued with it on this server,
+ * or its database was dropped).
+ */
+static Oid
+names_owner(Names *n, int64 ident, const char *name)
+{
+	for (int i = 0; i < n->nall; i++)
+	{
+		NameRecord *r = &n->all[i];
+
+		if (r->ident != ident || !OidIsValid(r->owner_db) ||
+			strncmp(r->name, name, NAMEDATALEN) != 0 || !names_live(n, i))
+			continue;
+		if (r->owner_db == MyDatabaseId ||
+			SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(r->owner_db)))
+			return r->owner_db;
+	}
+	return InvalidOid;
+}
+
+/* The owner a new record of def's identity gets: its owner, else this database. */
+static Oid
+owner_for_record(Names *n, const CosidGenDef *def)
+{
+	Oid			owner = names_owner(n, def->identity, def->name);
+
+	return OidIsValid(owner) ? owner : MyDatabaseId;
+}
+
+/*
+ * The record of the layout def's identity issues with: its NAME_LAYOUT
+ * record (an identity whose name changed its layout, 1.2's names), else,
+ * for an identity of 1.3 or later, the first live NAME_OF_DB record of it
+ * (the name's record in the database that defined it: an identity's layout
+ * never changes).  NULL when the server has none.
+ */
+static NameRecord *
+identity_record(Names *n, const CosidGenDef *def)
+{
+	NameRecord *rec = names_find(n, NAME_LAYOUT, def);
+
+	if (rec != NULL || def->identity == 0)
+		return rec;
+	for (int i = 0; i < n->nall; i++)
+	{
+		NameRecord *r = &n->all[i];
+
+		if (r->kind == NAME_OF_DB && r->ident == def->identity &&
+			strncmp(r->name, def->name, NAMEDATALEN) == 0 && names_live(n, i))
+			return r;
+	}
+	return NULL;
+}
+
+/*
  * A new NAME_LAYOUT record for def (not yet durable): refused when this
  * database already has cosid.max_generators of them.
  */
@@ -579,6 +706,7 @@ layout_record(Names *n, const CosidGenDef *def, NameRecord *rec)
 	rec->ident = def->identity;
 	rec->db = MyDatabaseId;
 	rec->floor = -1;
+	rec->owner_db = owner_for_record(n, def);
 }
 
 static void
@@ -740,12 +868,27 @@ cosid_gen_check_define(const CosidGenDef *def)
 	LWLockAcquire(names_lock, LW_SHARED);
 	names_read(&n);
 	LWLockRelease(names_lock);
-	rec = names_find(&n, NAME_LAYOUT, def);
+	rec = identity_record(&n, def);
 	if (rec == NULL || record_same_layout(rec, def))
 		return;
 	if (def->identity != 0)
 		identity_layout_error(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 	(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+}
+
+Oid
+cosid_gen_identity_owner(const CosidGenDef *def)
+{
+	Names		n;
+	Oid			owner;
+
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return InvalidOid;
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	owner = names_owner(&n, def->identity, def->name);
+	LWLockRelease(names_lock);
+	return owner;
 }
 
 bool
@@ -787,7 +930,10 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 	LWLockAcquire(names_lock, LW_EXCLUSIVE);
 	names_read(&n);
 	/* what the identity issued with: its record, else its dropped generator's */
-	rec = names_find(&n, NAME_LAYOUT, def);
+	rec = identity_record(&n, def);
+	/* a history row that says another layout than its identity's: refused */
+	if (rec != NULL && old != NULL && def->identity != 0 && !record_same_layout(rec, old))
+		identity_layout_error(rec, old, ERRCODE_INVALID_PARAMETER_VALUE);
 	if (rec == NULL && old != NULL)
 	{
 		memset(&base, 0, sizeof(base));
@@ -824,6 +970,20 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 		int64		floor = floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 		NameRecord	seeded;
 
+		/*
+		 * The old identity keeps a record of its own (its layout, its
+		 * owner) once the name's record in this database names the new one.
+		 */
+		if (rec->kind != NAME_LAYOUT && def->identity != 0)
+		{
+			NameRecord	first;
+
+			layout_record(&n, def, &first);
+			first.wide = rec->wide;
+			first.uncertainty_bits = rec->uncertainty_bits;
+			first.layout = rec->layout;
+			names_append(&n, &first);	/* rec may move */
+		}
 		def->identity = fresh_identity;
 		layout_record(&n, def, &seeded);
 		record_set_layout(&seeded, def);
@@ -842,6 +1002,7 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 		r.db = MyDatabaseId;
 		r.ident = def->identity;
 		r.floor = -1;
+		r.owner_db = owner_for_record(&n, def);
 		record_set_layout(&r, def);
 		names_append(&n, &r);
 	}
@@ -851,26 +1012,26 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 
 /*
  * The floor of a time-based generator about to get an entry (caller holds
- * names_lock, exclusive for identity 0; not cosid_gen_hash_lock).  Only an
- * identity made for another layout of its name (and 1.2's names, identity
- * 0) has a record.  A row whose layout is not its identity's is refused
- * (identity_layout_error); only identity 0 takes another layout here,
- * recording it durably before its first id, as 1.2 did.
+ * names_lock, exclusive for identity 0, n read under it; not
+ * cosid_gen_hash_lock).  An identity's layout is its record's (see
+ * identity_record); only an identity made for another layout of its name
+ * (and 1.2's names, identity 0) has a floor.  A row whose layout is not its
+ * identity's is refused (identity_layout_error); only identity 0 takes
+ * another layout here, recording it durably before its first id, as 1.2
+ * did.
  */
 static int64
-name_floor(const CosidGenDef *def)
+name_floor(Names *n, const CosidGenDef *def)
 {
-	Names		n;
 	NameRecord *rec;
 	NameRecord	r;
 	int64		floor;
 
-	names_read(&n);
-	rec = names_find(&n, NAME_LAYOUT, def);
+	rec = identity_record(n, def);
 	if (rec == NULL)
 		return -1;
 	if (record_same_layout(rec, def))
-		return rec->floor;
+		return rec->kind == NAME_LAYOUT ? rec->floor : -1;
 	if (def->identity != 0)
 		identity_layout_error(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
 	floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
@@ -878,8 +1039,31 @@ name_floor(const CosidGenDef *def)
 	record_set_layout(&r, def);
 	r.floor = floor;
 	r.db = MyDatabaseId;
-	names_append(&n, &r);
+	if (!OidIsValid(r.owner_db))
+		r.owner_db = owner_for_record(n, def);
+	names_append(n, &r);
 	return floor;
+}
+
+/*
+ * Record that def's identity, which no database holds on this server,
+ * belongs to this database, the first to issue with it (names_lock
+ * exclusive): the name's record in this database names it.
+ */
+static void
+claim_identity(Names *n, const CosidGenDef *def)
+{
+	NameRecord	r;
+
+	memset(&r, 0, sizeof(r));
+	strlcpy(r.name, def->name, NAMEDATALEN);
+	r.kind = NAME_OF_DB;
+	r.db = MyDatabaseId;
+	r.ident = def->identity;
+	r.floor = -1;
+	r.owner_db = MyDatabaseId;
+	record_set_layout(&r, def);
+	names_append(n, &r);
 }
 
 /* ---------- entries ---------- */
@@ -950,21 +1134,38 @@ find_tombstone(const CosidGenKey *key)
 	return -1;
 }
 
+static int
+int_cmp(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The least recently used entry of the database holding the most entries,
  * when this database holds fewer than its share of them (every entry in
- * use, lock held), else -1.  The share: cosid.max_generators over the
- * databases holding entries, this one included.  *mine: this database's.
+ * use, lock held), else -1.  The share is a max-min fair one: the
+ * databases holding entries, this one with one more, get what they hold up
+ * to a level, and the level is what cosid.max_generators leaves over those
+ * below it, split evenly.  A database that holds few entries (one issuing
+ * now and then: a role of another database may issue with its generators)
+ * leaves the rest to the others, so it never shrinks a share by more than
+ * it holds.  *mine: this database's; *share: the level.
  */
 static int
 unfair_entry(int *mine, int *share)
 {
 	Oid		   *dbs = palloc(sizeof(Oid) * (cosid_max_generators + 1));
 	int		   *held = palloc0(sizeof(int) * (cosid_max_generators + 1));
+	int		   *wants = palloc(sizeof(int) * (cosid_max_generators + 1));
 	int			ndbs = 0;
 	int			top = -1;
 	int			victim = -1;
 	int64		victim_used = PG_INT64_MAX;
+	int			left = cosid_max_generators;
+	int			level = cosid_max_generators;
 
 	dbs[ndbs++] = MyDatabaseId;
 	for (int i = 0; i < cosid_max_generators; i++)
@@ -979,8 +1180,21 @@ unfair_entry(int *mine, int *share)
 		held[j]++;
 	}
 	*mine = held[0];
-	*share = cosid_max_generators / ndbs;
-	if (held[0] >= *share)
+	for (int j = 0; j < ndbs; j++)
+		wants[j] = held[j] + (j == 0 ? 1 : 0);
+	qsort(wants, ndbs, sizeof(int), int_cmp);
+	for (int j = 0; j < ndbs; j++)
+	{
+		if (wants[j] > left / (ndbs - j))
+		{
+			level = left / (ndbs - j);
+			break;
+		}
+		left -= wants[j];
+	}
+	*share = level;
+	pfree(wants);
+	if (held[0] >= level)
 	{
 		pfree(dbs);
 		pfree(held);
@@ -1169,6 +1383,7 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	int64		name_end = 0;
 	uint64		t = 0;
 	bool		found;
+	CosidGenDef mapped;
 
 	make_key(def, &key);
 	LWLockAcquire(cosid_gen_hash_lock, LW_SHARED);
@@ -1188,9 +1403,38 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	 */
 	if (COSID_TIME_BASED(def->spec.strategy))
 	{
-		/* an error releases it (LWLockReleaseAll at abort); only identity 0 writes */
-		LWLockAcquire(names_lock, def->identity == 0 ? LW_EXCLUSIVE : LW_SHARED);
-		floor = name_floor(def);
+		/*
+		 * An error releases it (LWLockReleaseAll at abort).  Only identity 0
+		 * and an identity no database holds yet write.
+		 */
+		LWLockMode	mode = def->identity == 0 ? LW_EXCLUSIVE : LW_SHARED;
+		Names		n;
+
+		for (;;)
+		{
+			LWLockAcquire(names_lock, mode);
+			names_read(&n);
+			if (def->identity == 0)
+			{
+				/* a name of 1.2 that the update gave an identity: its state is that one's */
+				NameRecord *rec = names_find(&n, NAME_LAYOUT, def);
+
+				if (rec != NULL && rec->successor != 0 && record_same_layout(rec, def))
+				{
+					mapped = *def;
+					mapped.identity = rec->successor;
+					def = &mapped;
+					make_key(def, &key);
+				}
+			}
+			if (mode == LW_EXCLUSIVE || OidIsValid(names_owner(&n, def->identity, def->name)))
+				break;
+			LWLockRelease(names_lock);
+			mode = LW_EXCLUSIVE;
+		}
+		if (!OidIsValid(names_owner(&n, def->identity, def->name)))
+			claim_identity(&n, def);
+		floor = name_floor(&n, def);
 	}
 	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
 	e = find_entry(&key, def, &t, &index);
@@ -1230,6 +1474,154 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 		LWLockRelease(names_lock);
 	*tag = t;
 	return e;
+}
+
+bool
+cosid_gen_zero_led_on(const CosidGenDef *def)
+{
+	Names		n;
+	NameRecord *rec;
+	bool		led;
+
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return false;
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	rec = names_find(&n, NAME_LAYOUT, def);
+	led = rec != NULL && rec->successor != 0 && record_same_layout(rec, def);
+	LWLockRelease(names_lock);
+	return led;
+}
+
+int
+cosid_gen_identity_holders(const CosidGenDef *def, Oid **dbs)
+{
+	Names		n;
+	int			count = 0;
+
+	*dbs = NULL;
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return 0;
+	LWLockAcquire(names_lock, LW_SHARED);
+	names_read(&n);
+	for (int i = 0; i < n.nall; i++)
+	{
+		NameRecord *r = &n.all[i];
+
+		if (r->kind != NAME_OF_DB || r->ident != def->identity || r->forgotten ||
+			strncmp(r->name, def->name, NAMEDATALEN) != 0 || !names_live(&n, i))
+			continue;
+		if (*dbs == NULL)
+			*dbs = palloc(sizeof(Oid) * n.nall);
+		(*dbs)[count++] = r->db;
+	}
+	LWLockRelease(names_lock);
+	return count;
+}
+
+int64
+cosid_gen_give_identity(const CosidGenDef *def, int64 fresh_identity)
+{
+	Names		n;
+	NameRecord *rec;
+	NameRecord	r;
+	CosidGenKey key;
+	CosidGenRef *ref;
+	int			index = -1;
+	int64		floor = -1;
+	int64		end = 0;
+	CosidLayout layout = def->spec.layout;
+	int			ubits = def->spec.uncertainty_bits;
+	CosidGenDef named = *def;
+
+	Assert(def->identity == 0);
+	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
+		return fresh_identity;
+	LWLockAcquire(names_lock, LW_EXCLUSIVE);
+	names_read(&n);
+	rec = names_find(&n, NAME_LAYOUT, def);
+	if (rec != NULL && rec->successor != 0 && record_same_layout(rec, def))
+	{
+		/* a copy of a database updated before: the identity that one got */
+		named.identity = rec->successor;
+	}
+	else
+	{
+		/*
+		 * What identity 0 of this name may have issued: its record's floor
+		 * (with another layout, every id it may have issued up to the
+		 * window end), and, in this run of the server, the last unit of its
+		 * entry or tombstone (freed now: its backends attach again, to the
+		 * new identity).  Earlier runs issued below this run's window.
+		 */
+		if (rec != NULL)
+			floor = record_same_layout(rec, def) ? rec->floor :
+				floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+		make_key(def, &key);
+		LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
+		ref = hash_search(gen_hash, &key, HASH_FIND, NULL);
+		if (ref != NULL)
+		{
+			index = ref->index;
+			free_entry(index);
+		}
+		else
+			index = find_tombstone(&key);
+		if (index >= 0)
+		{
+			CosidGenEntry *e = &cosid_gen_entries[index];
+
+			SpinLockAcquire(&e->mutex);
+			end = issued_end_ms(e);
+			layout = e->layout;
+			ubits = e->uncertainty_bits;
+			SpinLockRelease(&e->mutex);
+		}
+		LWLockRelease(cosid_gen_hash_lock);
+		if (end > 0 && def->spec.strategy != COSID_STRATEGY_COSID80)
+			floor = Max(floor, max_id_until(&layout, ubits, end - 1));
+
+		/* the new identity's record, with that floor (not a changed layout: no limit) */
+		named.identity = fresh_identity;
+		memset(&r, 0, sizeof(r));
+		strlcpy(r.name, def->name, NAMEDATALEN);
+		r.kind = NAME_LAYOUT;
+		r.ident = fresh_identity;
+		r.db = MyDatabaseId;
+		r.owner_db = MyDatabaseId;
+		r.floor = floor;
+		record_set_layout(&r, def);
+		names_append(&n, &r);
+
+		/* identity 0 of the name now leads to it, for this database's copies */
+		rec = names_find(&n, NAME_LAYOUT, def);
+		if (rec != NULL)
+			memcpy(&r, rec, sizeof(r));
+		else
+		{
+			memset(&r, 0, sizeof(r));
+			strlcpy(r.name, def->name, NAMEDATALEN);
+			r.kind = NAME_LAYOUT;
+			r.floor = -1;
+			r.owner_db = MyDatabaseId;
+		}
+		r.db = MyDatabaseId;
+		record_set_layout(&r, def);
+		r.successor = fresh_identity;
+		names_append(&n, &r);
+	}
+	/* the name's identity in this database */
+	memset(&r, 0, sizeof(r));
+	strlcpy(r.name, def->name, NAMEDATALEN);
+	r.kind = NAME_OF_DB;
+	r.db = MyDatabaseId;
+	r.ident = named.identity;
+	r.floor = -1;
+	r.owner_db = owner_for_record(&n, &named);
+	record_set_layout(&r, def);
+	names_append(&n, &r);
+	LWLockRelease(names_lock);
+	return named.identity;
 }
 
 int

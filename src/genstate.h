@@ -25,8 +25,9 @@
  * starts above it); retired_ms is the end of the last unit issued by a
  * tombstone whose entry went to another generator (atomic max), below
  * which no new entry starts.  A database holds at most its fair share of
- * the entries when others need them (cosid.max_generators divided by the
- * databases holding entries).
+ * the entries when others need them (max-min fair: databases holding few
+ * leave the rest to the others).  pg_cosid/names also records the
+ * database each identity belongs to (1.4).
  *
  * Owns: the entries, their hash, retired_ms and pg_cosid/names.  Must not:
  * read the catalog (callers hand it a parsed definition) or issue ids
@@ -140,6 +141,38 @@ extern CosidGenEntry *cosid_gen_attach(const CosidGenDef *def, uint64 *tag);
  * ids below those its identity may already have issued on this server.
  */
 extern void cosid_gen_check_define(const CosidGenDef *def);
+
+/*
+ * The database def's identity belongs to on this server (the first that
+ * defined it or issued with it: pg_cosid/names keeps it), or InvalidOid
+ * when none does (unknown here, or its database was dropped).
+ */
+extern Oid	cosid_gen_identity_owner(const CosidGenDef *def);
+
+/*
+ * Whether identity 0 of def's name and layout leads to the identity the
+ * update gave it in a database (a generator of identity 0, def, then issues
+ * with that one).
+ */
+extern bool cosid_gen_zero_led_on(const CosidGenDef *def);
+
+/*
+ * The databases whose name def->name has def's identity on this server
+ * (pg_cosid/names' record of the name in each: the ones that defined it,
+ * issued with it first, or were given it by the update), in *dbs
+ * (palloc'd); returns how many.
+ */
+extern int	cosid_gen_identity_holders(const CosidGenDef *def, Oid **dbs);
+
+/*
+ * The update to 1.4: the identity a generator of identity 0 (1.2's, def
+ * with its layout) takes: fresh_identity, recorded as this database's with
+ * a floor above every id identity 0 of its name may have issued, or the
+ * identity a copy of this database was given before (pg_cosid/names keeps
+ * which).  Generators of identity 0 of that name and layout in databases
+ * not yet updated then issue with that identity too.
+ */
+extern int64 cosid_gen_give_identity(const CosidGenDef *def, int64 fresh_identity);
 
 /*
  * For cosid_define() of a time-based generator: the identity and layout its

@@ -14,13 +14,16 @@
  *   ever gets, committed durably before it answers; nothing is written here
  *   (so it works on a hot standby), and a crash loses at most the reserve:
  *   a gap, never a repeat.  Each backend that fetches keeps its own
- *   connection to the store; every wait has a deadline and answers cancel.
+ *   connection to the store; every wait has a deadline and answers cancel,
+ *   and a statement waits for a store that does not answer one deadline in
+ *   all, however many fetches it makes.
  *   While the store does not answer, numbers come from the reserve
  *   ("reserve" segments, more after waits); once it is used up, 55000
  *   naming the store and its last error.  After a failed fetch no backend
  *   asks the store again for a short back-off (core/backoff.h: 100 ms
- *   doubling to 2 s), so calls fail at once instead of each waiting on it;
- *   issuing resumes by itself when the store answers again.
+ *   doubling to 2 s, on the monotonic clock), so calls fail at once
+ *   instead of each waiting on it; issuing resumes by itself when the store
+ *   answers again.
  *
  * One backend at a time fetches for an entry (its fetching flag), outside
  * the entry's spinlock.  A fetch that has to wait for the sequence's lock
@@ -53,6 +56,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_sequence.h"
+#include "catalog/pg_type_d.h"
 #include "commands/dbcommands.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
@@ -136,7 +140,7 @@ store_disconnect(void)
 static bool
 store_may_try(void)
 {
-	int64		now = (int64) cosid_now_ms();
+	int64		now = cosid_monotonic_ms();
 	bool		may;
 
 	SpinLockAcquire(&store_state->lock);
@@ -166,7 +170,7 @@ store_record(const char *name, const char *err)
 {
 	uint32		ended = 0;
 	CosidBackoffStep step = {0, false, 0};
-	int64		now = (int64) cosid_now_ms();
+	int64		now = cosid_monotonic_ms();
 
 	SpinLockAcquire(&store_state->lock);
 	if (err == NULL)
@@ -190,11 +194,90 @@ store_record(const char *name, const char *err)
 							   ended, ended)));
 }
 
+/*
+ * One deadline per statement: however many fetches a statement makes, it
+ * waits for a store that does not answer COSID_STORE_TIMEOUT_MS in all
+ * (store.c cuts every wait short at what is left of it), on the monotonic
+ * clock.  What counts is the time that failed fetches waited, not the time
+ * since the first fetch, nor the round trips of fetches that worked: a long
+ * statement that fetches often from a store that answers is never cut off.
+ * A statement is told by its start time (GetCurrentStatementStartTimestamp,
+ * a key only: it is the wall clock's) within one transaction: the end of a
+ * transaction forgets it, so each transaction of a procedure that commits
+ * waits for the store a deadline of its own.
+ */
+static bool statement_known = false;	/* the fields below are this
+										 * transaction's */
+static TimestampTz statement_start = 0; /* whose waits they count */
+static int64 statement_waited = 0;	/* ms its failed fetches waited */
+static int	statement_fetches = 0;	/* its failed fetches */
+static int64 fetch_began = 0;
+
+static void
+forget_statement_waits(XactEvent event, void *arg)
+{
+	statement_known = false;
+}
+
+/* Whether the counts above are those of the running statement. */
+static bool
+statement_current(void)
+{
+	return statement_known && statement_start == GetCurrentStatementStartTimestamp();
+}
+
+/*
+ * Before a fetch from the store: false, with err filled in, when this
+ * statement has waited its deadline for the store already (the fetch is not
+ * made); else the store's waits are limited to what is left of it.
+ */
+static bool
+statement_fetch_begin(char *err, size_t errlen)
+{
+	static bool registered = false;
+	int64		now = cosid_monotonic_ms();
+
+	if (!registered)
+	{
+		RegisterXactCallback(forget_statement_waits, NULL);
+		registered = true;
+	}
+	if (!statement_current())
+	{
+		statement_known = true;
+		statement_start = GetCurrentStatementStartTimestamp();
+		statement_waited = 0;
+		statement_fetches = 0;
+	}
+	if (statement_waited >= COSID_STORE_TIMEOUT_MS)
+	{
+		snprintf(err, errlen, "this statement has waited " INT64_FORMAT " ms for the lease store already, its deadline",
+				 statement_waited);
+		return false;
+	}
+	cosid_store_limit(now + COSID_STORE_TIMEOUT_MS - statement_waited);
+	fetch_began = now;
+	return true;
+}
+
+/* After a fetch from the store: lift the limit; count the wait of a failed one. */
+static void
+statement_fetch_end(bool fetched)
+{
+	cosid_store_limit(0);
+	if (fetched)
+		return;
+	statement_waited += cosid_monotonic_ms() - fetch_began;
+	statement_fetches++;
+}
+
 /* 55000: nothing left, and the store does not answer. */
 static void
 report_store_away(CosidGenCache *c)
 {
 	char		why[256];
+	/* a statement that used up its deadline is told so: why it asked no more */
+	bool		waited = statement_current() && statement_waited >= COSID_STORE_TIMEOUT_MS;
 
 	SpinLockAcquire(&store_state->lock);
 	strlcpy(why, store_state->last_error, sizeof(why));
@@ -203,6 +286,11 @@ report_store_away(CosidGenCache *c)
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("segment generator \"%s\" has used up its reserve and the lease store does not answer",
 					c->def.name),
+			 waited ?
+			 errdetail_plural("Last error: %s.  This statement waited " INT64_FORMAT " ms for the lease store in %d failed fetch; a statement waits at most %d ms for it in all.",
+							  "Last error: %s.  This statement waited " INT64_FORMAT " ms for the lease store in %d failed fetches; a statement waits at most %d ms for it in all.",
+							  statement_fetches, why[0] ? why : "(none)", statement_waited,
+							  statement_fetches, COSID_STORE_TIMEOUT_MS) :
 			 errdetail("Last error: %s", why[0] ? why : "(none)"),
 			 errhint("Its segments come from the lease store (cosid.lease_store); numbers are issued again as soon as it answers.")));
 }
@@ -239,6 +327,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	char		start_s[32];
 	char		count_s[16];
 	const char *params[7];
+	static const Oid types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT4OID};
 
 	/*
 	 * The counter is named by the namespace, the database's name when the
@@ -280,6 +369,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 	{
 		bool		fresh = false;
 		char		sqlstate[6];
+		bool		untrusted;
 		PGresult   *res;
 
 		/* a broken connection, or one to a store the setting no longer names */
@@ -289,7 +379,14 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_disconnect();
 		if (store_conn == NULL)
 		{
-			store_conn = cosid_store_connect(cosid_lease_store, err, errlen);
+			store_conn = cosid_store_connect(cosid_lease_store, err, errlen, &untrusted);
+			if (store_conn == NULL && untrusted)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("segment generator \"%s\" refuses the lease store: %s",
+								c->def.name, err),
+						 errdetail(COSID_STORE_UNTRUSTED_DETAIL),
+						 errhint(COSID_STORE_UNTRUSTED_HINT)));
 			if (store_conn == NULL)
 				return false;
 			fresh = true;
@@ -298,8 +395,10 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 			store_conninfo = MemoryContextStrdup(TopMemoryContext, cosid_lease_store);
 		}
 		res = cosid_store_run(store_conn,
-							  "SELECT first, last FROM cosid.segment_acquire($1, $2, $3, $4, $5, $6, $7)",
-							  7, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
+							  "SELECT first, last FROM cosid.segment_acquire($1::pg_catalog.text, "
+							  "$2::pg_catalog.text, $3::pg_catalog.text, $4::pg_catalog.text, "
+							  "$5::pg_catalog.int8, $6::pg_catalog.int8, $7::pg_catalog.int4)",
+							  7, types, params, SEGMENT_ACQUIRE_VERSION, err, errlen, sqlstate);
 		if (res != NULL)
 		{
 			bool		ok = PQntuples(res) == 1 && PQnfields(res) == 2 &&
@@ -334,7 +433,7 @@ store_acquire(CosidGenCache *c, int64 start, int count, int64 *first, int64 *las
 						 errmsg("the lease store refused segment generator \"%s\" its shared counter",
 								c->def.name),
 						 errdetail("%s", err),
-						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner through store roles that share it.")));
+						 errhint("A shared counter is named by cosid.namespace, the database's name and the generator's name, and serves only generators of one owner, through the store role that created it and those a superuser of the lease store granted it to (cosid.segment_counter_grant).")));
 			return false;
 		}
 		/*
@@ -699,7 +798,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 		}
 		else if (!store_may_try())
 			snprintf(err, sizeof(err), "backing off");
-		else
+		else if (statement_fetch_begin(err, sizeof(err)))
 		{
 			int64		s = 0,
 						t = 0;
@@ -709,6 +808,7 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 			if (c->def.spec.group != COSID_GROUP_NONE)
 				floor = period * cosid_group_scale(c->def.spec.group) + c->def.spec.start;
 			fetched = store_acquire(c, floor, count, &s, &t, err, sizeof(err));
+			statement_fetch_end(fetched);
 			start = s;
 			end = t;
 			store_record(c->def.name, fetched ? NULL : err);
@@ -730,7 +830,10 @@ fetch_segment(CosidGenCache *c, int64 period, int count, int64 ahead_after)
 	{
 		clear_fetching();
 		if (shared)
+		{
+			cosid_store_limit(0);
 			store_disconnect();
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

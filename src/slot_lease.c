@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "access/xlog.h"
+#include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -71,7 +72,9 @@ static PGconn *conn = NULL;
 static char instance_id[256];
 static char token[64] = "";		/* the fencing token of our lease */
 static CosidBackoff backoff;	/* the store's failures (core/backoff.h) */
-static int64 renewed = 0;		/* when the store last renewed our lease */
+static int64 renewed = 0;		/* when the store last renewed our lease, on
+								 * the monotonic clock (a clock set back must
+								 * not put off renewals); 0: not yet */
 
 /* ---------- what cosid_slot() shows ---------- */
 
@@ -155,6 +158,7 @@ drop_if_unusable(const char *sqlstate)
 typedef enum LeaseFailure
 {
 	FAILED_CONNECT,
+	FAILED_UNTRUSTED,
 	FAILED_ACQUIRE,
 	FAILED_RENEW
 } LeaseFailure;
@@ -166,7 +170,7 @@ typedef enum LeaseFailure
 static void
 lease_failed(LeaseFailure what, int slot, const char *err)
 {
-	CosidBackoffStep step = cosid_backoff_failed(&backoff, (int64) cosid_now_ms());
+	CosidBackoffStep step = cosid_backoff_failed(&backoff, cosid_monotonic_ms());
 
 	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
 	set_store_state(conn != NULL && PQstatus(conn) == CONNECTION_OK, err);
@@ -178,6 +182,13 @@ lease_failed(LeaseFailure what, int slot, const char *err)
 			ereport(LOG,
 					(errmsg("cosid slot worker could not reach the lease store: %s", err),
 					 cosid_backoff_errdetail(step)));
+			break;
+		case FAILED_UNTRUSTED:
+			ereport(WARNING,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cosid slot worker refuses the lease store: %s", err),
+					 errdetail(COSID_STORE_UNTRUSTED_DETAIL),
+					 errhint(COSID_STORE_UNTRUSTED_HINT)));
 			break;
 		case FAILED_ACQUIRE:
 			ereport(LOG,
@@ -212,11 +223,11 @@ lease_worked(void)
  * restarted).
  */
 static PGresult *
-lease_run(const char *sql, int nparams, const char *const *params, char *err,
-		  size_t errlen, char *sqlstate, bool *lost)
+lease_run(const char *sql, int nparams, const Oid *types, const char *const *params,
+		  char *err, size_t errlen, char *sqlstate, bool *lost)
 {
-	PGresult   *res = cosid_store_run(conn, sql, nparams, params, LEASE_FUNCTIONS_VERSION,
-									  err, errlen, sqlstate);
+	PGresult   *res = cosid_store_run(conn, sql, nparams, types, params,
+									  LEASE_FUNCTIONS_VERSION, err, errlen, sqlstate);
 
 	*lost = strcmp(sqlstate, LEASE_NOT_OURS) == 0;
 	return res;
@@ -262,15 +273,16 @@ static bool
 lease_poll(void)
 {
 	char		err[512];
+	bool		untrusted;
 
-	if (!cosid_backoff_may_try(&backoff, (int64) cosid_now_ms()))
+	if (!cosid_backoff_may_try(&backoff, cosid_monotonic_ms()))
 		return false;
 	if (conn != NULL)
 		return true;
-	conn = cosid_store_connect(cosid_lease_store, err, sizeof(err));
+	conn = cosid_store_connect(cosid_lease_store, err, sizeof(err), &untrusted);
 	if (conn == NULL)
 	{
-		lease_failed(FAILED_CONNECT, -1, err);
+		lease_failed(untrusted ? FAILED_UNTRUSTED : FAILED_CONNECT, -1, err);
 		return false;
 	}
 	set_store_state(true, NULL);
@@ -281,7 +293,7 @@ lease_poll(void)
 static int
 lease_retry_ms(void)
 {
-	int64		left = backoff.retry_at_ms - (int64) cosid_now_ms();
+	int64		left = backoff.retry_at_ms - cosid_monotonic_ms();
 
 	if (backoff.failures == 0 || left <= 0)
 		return COSID_WORKER_TURN_MS;
@@ -298,12 +310,14 @@ lease_acquire(int *slot, int64 *start_ms)
 	char		sqlstate[6];
 	PGresult   *res;
 	const char *params[4] = {cosid_namespace, instance_id, slot_bits, ttl};
+	static const Oid types[4] = {TEXTOID, TEXTOID, INT4OID, INTERVALOID};
 
 	/* the store counts the slots itself: 1 << 31 does not fit an int */
 	snprintf(slot_bits, sizeof(slot_bits), "%d", cosid_machine_bits);
 	ttl_text(ttl, sizeof(ttl));
-	res = lease_run("SELECT slot, previous_end, token FROM cosid.lease_acquire($1, $2, $3, $4)",
-					4, params, err, sizeof(err), sqlstate, &lost);
+	res = lease_run("SELECT slot, previous_end, token FROM cosid.lease_acquire("
+					"$1::pg_catalog.text, $2::pg_catalog.text, $3::pg_catalog.int4, $4::pg_catalog.interval)",
+					4, types, params, err, sizeof(err), sqlstate, &lost);
 	if (res == NULL)
 	{
 		drop_if_unusable(sqlstate);
@@ -330,7 +344,8 @@ lease_opened(int slot, int64 start_ms, int64 now_ms)
 static bool
 lease_renewal_due(int64 now_ms)
 {
-	return now_ms - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
+	return renewed == 0 ||
+		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
 }
 
 static CosidRecordResult
@@ -344,16 +359,18 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	char		sqlstate[6];
 	PGresult   *res;
 	const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
+	static const Oid types[6] = {TEXTOID, INT4OID, TEXTOID, UUIDOID, INT8OID, INTERVALOID};
 
 	snprintf(slot_s, sizeof(slot_s), "%d", slot);
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
-	res = lease_run("SELECT cosid.lease_renew($1, $2, $3, $4, $5, $6)",
-					6, params, err, sizeof(err), sqlstate, &lost);
+	res = lease_run("SELECT cosid.lease_renew($1::pg_catalog.text, $2::pg_catalog.int4, "
+					"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8, $6::pg_catalog.interval)",
+					6, types, params, err, sizeof(err), sqlstate, &lost);
 	if (res != NULL)
 	{
 		PQclear(res);
-		renewed = now_ms;
+		renewed = cosid_monotonic_ms();
 		lease_worked();
 		set_store_state(true, "");
 		SpinLockAcquire(&lease_shared->lock);
@@ -393,11 +410,12 @@ static void
 lease_release(int slot, int64 next_start_ms, int64 end_ms)
 {
 	char		err[512];
+	bool		untrusted;
 
 	/* shutdown was asked for: give the store its own short deadline */
 	cosid_store_drain();
 	if (conn == NULL)
-		conn = cosid_store_connect(cosid_lease_store, err, sizeof(err));
+		conn = cosid_store_connect(cosid_lease_store, err, sizeof(err), &untrusted);
 	if (conn == NULL)
 		ereport(LOG,
 				(errmsg("cosid slot worker could not release slot %d (it expires by itself): %s",
@@ -409,12 +427,14 @@ lease_release(int slot, int64 next_start_ms, int64 end_ms)
 		bool		lost;
 		char		sqlstate[6];
 		const char *params[5] = {cosid_namespace, slot_s, instance_id, token, end_s};
+		static const Oid types[5] = {TEXTOID, INT4OID, TEXTOID, UUIDOID, INT8OID};
 		PGresult   *res;
 
 		snprintf(slot_s, sizeof(slot_s), "%d", slot);
 		snprintf(end_s, sizeof(end_s), INT64_FORMAT, next_start_ms);
-		res = lease_run("SELECT cosid.lease_release($1, $2, $3, $4, $5)",
-						5, params, err, sizeof(err), sqlstate, &lost);
+		res = lease_run("SELECT cosid.lease_release($1::pg_catalog.text, $2::pg_catalog.int4, "
+						"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8)",
+						5, types, params, err, sizeof(err), sqlstate, &lost);
 		if (res != NULL)
 		{
 			PQclear(res);

@@ -646,6 +646,9 @@ read_mark(void)
 /*
  * First use since the server started: the last ULID becomes the mark of the
  * file (the 80-bit part zero, never issued), unless it is later already.
+ * While the clock is behind the mark, the next ULID takes the mark's time
+ * with a fresh random part (core/ulid.h: a point to go on from), then counts
+ * up from it: random low bits still, and above every ULID issued before.
  */
 static void
 load_mark(void)
@@ -712,10 +715,11 @@ typedef UlidMonoResult (*MonoStep) (uint8_t last[ULID_BYTES], uint64_t now_ms,
  * Strictly increasing across every backend and across restarts and crashes:
  * the time part is the clock's, or the last id's when the clock is behind
  * it (after a restart with the clock set back: the mark's), and the random
- * part goes on from the last one (step).  An id uses a time only below the
- * mark on disk; the backend that comes near it moves it on (once or twice a
- * second under load, a small file write), and others wait only if it falls
- * behind.  last: the generator's last id in shared memory.
+ * part goes on from the last one (step), or from a fresh random start after
+ * a restart.  An id uses a time only below the mark on disk; the backend
+ * that comes near it moves it on (once or twice a second under load, a small
+ * file write), and others wait only if it falls behind.  last: the
+ * generator's last id in shared memory.
  */
 static void
 monotonic_next(uint8 *last, MonoStep step, uint8 *out)
@@ -742,8 +746,12 @@ monotonic_next(uint8 *last, MonoStep step, uint8 *out)
 		 * The common case, in the same millisecond (or the clock behind) and
 		 * far from the mark: the last id plus one in its last byte, which
 		 * both formats count in whole (step does the same, and the rest).
+		 * A last byte of 0 goes to step: it may be the point to go on from
+		 * after a restart (random part zero, see load_mark), which step
+		 * gives a fresh random part.
 		 */
-		if (likely(loaded && !near && (int64) now <= last_ms && last[ULID_BYTES - 1] != 0xFF))
+		if (likely(loaded && !near && (int64) now <= last_ms &&
+				   last[ULID_BYTES - 1] != 0xFF && last[ULID_BYTES - 1] != 0))
 		{
 			last[ULID_BYTES - 1]++;
 			memcpy(out, last, ULID_BYTES);

@@ -158,6 +158,15 @@ cosid_now_ms(void)
 	return (uint64) ts.tv_sec * 1000 + (uint64) ts.tv_nsec / 1000000;
 }
 
+int64
+cosid_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000 + (int64) ts.tv_nsec / 1000000;
+}
+
 int
 cosid_backoff_errdetail(CosidBackoffStep step)
 {

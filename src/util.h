@@ -51,6 +51,14 @@ extern int	cosid_backoff_errdetail(CosidBackoffStep step);
 /* Wall-clock Unix milliseconds. */
 extern uint64 cosid_now_ms(void);
 
+/*
+ * Milliseconds of the monotonic clock (CLOCK_MONOTONIC: the same in every
+ * process, never stepped when the wall clock is set).  Every back-off and
+ * deadline is measured on it, so a clock set back or forward neither
+ * stretches nor cuts them; ids and windows use the wall clock.
+ */
+extern int64 cosid_monotonic_ms(void);
+
 /* Sleep ms on the process latch (a set latch ends it early; no interrupt check). */
 extern void cosid_sleep_ms(int ms);
 

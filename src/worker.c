@@ -78,7 +78,7 @@ window_in_demand(void)
 {
 	static uint64 last_total = 0;
 	static int64 last_use = -1;
-	int64		now = (int64) cosid_now_ms();
+	int64		now = cosid_monotonic_ms();	/* an idle time: not the wall clock's */
 	uint64		total = cosid_gen_issued_total();
 
 	if (last_use < 0 || total != last_total)

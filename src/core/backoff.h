@@ -10,8 +10,12 @@
  * that line tells how many were not reported since the last one: a store
  * that fails for an hour gives about a dozen lines, never one per try.
  *
- * Pure (no PostgreSQL headers): the clock is a parameter.  Callers that
- * share one CosidBackoff between processes hold their own lock around it.
+ * Pure (no PostgreSQL headers): the clock is a parameter, and it must be a
+ * monotonic one (the glue passes cosid_monotonic_ms()): on the wall clock,
+ * a clock set back 10 s would put the next try 10 s late, and one set
+ * forward would skip the wait.  Callers that share one CosidBackoff between
+ * processes hold their own lock around it (CLOCK_MONOTONIC is the same in
+ * every process).
  *
  * Owns: the delays and the reporting rule.  Must not: sleep, log or read the
  * clock itself.
@@ -30,7 +34,8 @@ typedef struct CosidBackoff
 	uint32_t	failures;		/* consecutive failures; 0: the last try
 								 * worked (or none was made) */
 	uint32_t	unreported;		/* failures since the last reported one */
-	int64_t		retry_at_ms;	/* no try before this while failing */
+	int64_t		retry_at_ms;	/* no try before this while failing (the
+								 * caller's monotonic clock) */
 } CosidBackoff;
 
 /* What one failure means for the caller. */

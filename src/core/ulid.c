@@ -6,6 +6,7 @@
 #include "ulid.h"
 #include "text.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static const char crockford_alphabet[32] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -219,6 +220,16 @@ ulid_time_ms(const uint8_t u[ULID_BYTES])
 	return t;
 }
 
+/* Whether the 80-bit part of a ULID is zero. */
+static bool
+ulid_rand_zero(const uint8_t u[ULID_BYTES])
+{
+	for (int i = 6; i < ULID_BYTES; i++)
+		if (u[i] != 0)
+			return false;
+	return true;
+}
+
 UlidMonoResult
 ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 					const uint8_t rnd[ULID_RAND_BYTES],
@@ -235,6 +246,22 @@ ulid_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
 		ulid_build(now_ms, rnd, last);
+		memcpy(out, last, ULID_BYTES);
+		return ULID_MONO_OK;
+	}
+
+	/*
+	 * A last ULID whose 80-bit part is zero is a point to go on from, never
+	 * issued (the mark after a restart): a fresh random part at its time,
+	 * not 1, 2, 3...  Above zero, so above the point.
+	 */
+	if (ulid_rand_zero(last))
+	{
+		if (rnd == NULL)
+			return ULID_MONO_NEED_RANDOM;
+		ulid_build(last_ms, rnd, last);
+		if (ulid_rand_zero(last))
+			last[ULID_BYTES - 1] = 1;
 		memcpy(out, last, ULID_BYTES);
 		return ULID_MONO_OK;
 	}
@@ -277,6 +304,16 @@ static const struct
 	{8, 0x3F}, {7, 0xFF}, {6, 0x0F}
 };
 
+/* Whether the 74 random bits of a UUIDv7 are zero. */
+static bool
+uuid7_rand_zero(const uint8_t u[ULID_BYTES])
+{
+	for (size_t i = 0; i < sizeof(uuid7_counter) / sizeof(uuid7_counter[0]); i++)
+		if ((u[uuid7_counter[i].byte] & uuid7_counter[i].mask) != 0)
+			return false;
+	return true;
+}
+
 UlidMonoResult
 uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 					 const uint8_t rnd[UUID7_RAND_BYTES],
@@ -292,6 +329,18 @@ uuid7_monotonic_next(uint8_t last[ULID_BYTES], uint64_t now_ms,
 		if (rnd == NULL)
 			return ULID_MONO_NEED_RANDOM;
 		uuid7_build(now_ms, rnd, last);
+		memcpy(out, last, ULID_BYTES);
+		return ULID_MONO_OK;
+	}
+
+	/* a point to go on from (see ulid_monotonic_next): fresh random bits */
+	if (uuid7_rand_zero(last))
+	{
+		if (rnd == NULL)
+			return ULID_MONO_NEED_RANDOM;
+		uuid7_build(ulid_time_ms(last), rnd, last);
+		if (uuid7_rand_zero(last))
+			last[ULID_BYTES - 1] = 1;
 		memcpy(out, last, ULID_BYTES);
 		return ULID_MONO_OK;
 	}

@@ -94,6 +94,12 @@ extern uint64_t ulid_time_ms(const uint8_t u[ULID_BYTES]);
  *  - a time later than the last ULID's: fresh random part, new time;
  *  - the same millisecond, or a clock that went back: the last ULID with its
  *    80-bit part plus one (the time part stays that of the last ULID);
+ *  - but a last ULID whose 80-bit part is zero is a point to go on from, not
+ *    an id issued (the caller makes one of a time past every id issued
+ *    before, as ulid_type.c does after a restart): in its millisecond or
+ *    before, the next ULID has its time and a fresh random 80-bit part
+ *    (never zero), and the ones after it count up from there.  So a clock
+ *    behind the point still gives 80 random bits, not 1, 2, 3...;
  *  - when that increment would overflow 80 bits: ULID_MONO_WAIT, nothing
  *    issued; the caller waits until the clock passes ulid_time_ms(last) and
  *    tries again.
@@ -131,8 +137,9 @@ extern void uuid7_build(uint64_t unix_ms, const uint8_t rnd[UUID7_RAND_BYTES],
  * Monotonic UUIDv7 (RFC 9562 section 6.2, method 2 with an increment of
  * one): as ulid_monotonic_next, the last UUID's 74 random bits plus one
  * within its millisecond (the version and variant bits stay), a fresh
- * random part in a later one.  The state is the last UUID (all zero before
- * the first).
+ * random part in a later one, and after a point to go on from (74 random
+ * bits zero: a fresh random part at its time).  The state is the last UUID
+ * (all zero before the first).
  */
 extern UlidMonoResult uuid7_monotonic_next(uint8_t last[ULID_BYTES],
 										   uint64_t now_ms,

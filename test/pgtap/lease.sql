@@ -3,10 +3,12 @@
 -- them: acquire/renew/release/takeover rules, fencing tokens, holder roles,
 -- window ends ahead of the store's clock, argument checks, privileges,
 -- security.
--- Namespaces 'p', 'q', 'p_role', 'p31', 'p1' and 'p_holder'; all undone by the
--- ROLLBACK.
+-- The store trusts only superusers (1.4): the largest TTL of a namespace,
+-- the cap on the end a new holder waits for, schema cosid closed to others.
+-- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
+-- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(155);
+SELECT plan(175);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -531,7 +533,12 @@ SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '0')$$, '22023
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', 'z', 2, '-1 minute')$$, '22023', NULL,
 	'a negative TTL: 22023');
 SELECT lives_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'y', 2, '1 second')$$, 'a TTL of 1 second is fine');
-SELECT lives_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'z', 2, '1 day')$$, 'a TTL of 1 day is fine');
+SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'z', 2, '1 day')$$, '22023',
+	'invalid cosid lease request: ttl 1 day is above the largest TTL of namespace "p_role", 00:01:00',
+	'a TTL of 1 day is above the default largest TTL, 60 seconds (1.4): 22023');
+INSERT INTO cosid.lease_namespace_config VALUES ('p_role', '1 day');
+SELECT lives_ok($$SELECT * FROM cosid.lease_acquire('p_role', 'z', 2, '1 day')$$,
+	'a TTL of 1 day is fine where the store''s superuser allows it');
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('', 'z', 2, '1 minute')$$, '22023',
 	'invalid cosid lease request: the namespace and the instance must not be empty', 'an empty namespace: 22023');
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p', '', 2, '1 minute')$$, '22023',
@@ -546,6 +553,74 @@ SELECT is((SELECT count(*)::int FROM cosid.lease
 	'refused requests take no slot (z holds only the 1-day lease of p_role)');
 SELECT is((SELECT count(*)::int FROM cosid.lease_acquire(NULL, 'z', 2, '1 minute') WHERE slot IS NOT NULL), 0,
 	'strict: a NULL namespace takes no slot');
+
+
+-- ---- the largest TTL of a namespace and the wait of a new holder (1.4)
+SELECT has_table('cosid', 'lease_namespace_config', 'cosid.lease_namespace_config exists');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$INSERT INTO cosid.lease_namespace_config VALUES ('p_cap', '1 day') RETURNING 'inserted'$$),
+	'42501: permission denied for table lease_namespace_config', 'a store role cannot set a largest TTL');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$SELECT cosid.lease_acquire('p_cap', 'evil', 2, '1 day')::text$$),
+	'22023: invalid cosid lease request: ttl 1 day is above the largest TTL of namespace "p_cap", 00:01:00',
+	'nor lease with a TTL above it');
+SELECT lives_ok($$SELECT pg_temp.acquire('p_cap', 'a', 2, '1 minute')$$, 'a TTL of 60 seconds is fine');
+SELECT throws_like(format($$SELECT cosid.lease_renew('p_cap', 0, 'a', %L, 0, '61 seconds')$$, pg_temp.tok('p_cap', 'a')),
+	'%ttl 00:01:01 is above the largest TTL of namespace "p_cap", 00:01:00', 'a renewal above it: 22023');
+SELECT throws_like(format($$SELECT cosid.lease_renew('p_cap', 0, 'a', %L, %s, '1 minute')$$, pg_temp.tok('p_cap', 'a'),
+		(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000),
+	'%window end % is % ms ahead of the lease store''s clock', 'a window end an hour ahead: 22023');
+UPDATE cosid.lease_namespace_config SET max_ttl = '2 seconds' WHERE namespace = 'p_role';
+SELECT throws_like($$SELECT * FROM cosid.lease_acquire('p_role', 'w', 2, '1 minute')$$,
+	'%ttl 00:01:00 is above the largest TTL of namespace "p_role", 00:00:02', 'the superuser may lower it too');
+SELECT throws_ok($$INSERT INTO cosid.lease_namespace_config VALUES ('p_x', '2 days')$$, '23514', NULL,
+	'a largest TTL is at most 1 day');
+-- what a 1.3 store may hold: a slot released with a window end a day ahead
+-- (the attack of a store role leasing with a 1-day TTL)
+INSERT INTO cosid.lease (namespace, slot, instance, expires_at, window_end)
+SELECT 'p_cap', 1, NULL, clock_timestamp(), (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
+SELECT ok((SELECT previous_end FROM pg_temp.acquire('p_cap', 'b', 2, '1 minute'))
+		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000,
+	'a new holder of that slot waits at most the largest TTL, 60 seconds');
+SELECT ok((SELECT window_end FROM cosid.lease WHERE namespace = 'p_cap' AND slot = 1)
+		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000,
+	'and the store recorded the capped end: the next holder does not wait a day either');
+SELECT is((SELECT slot FROM cosid.lease WHERE namespace = 'p_cap' AND instance = 'b'), 1, 'b holds slot 1');
+
+-- ---- schema cosid: a role that is not a superuser creates nothing there but sequences (1.4)
+GRANT CREATE ON SCHEMA cosid TO cosid_lease_nobody;	-- as pg_database_owner has it
+CREATE SCHEMA lease_hostile AUTHORIZATION cosid_lease_nobody;
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$CREATE FUNCTION cosid.lease_acquire(text, text, text, text, OUT slot integer, OUT previous_end bigint,
+		OUT expires_at timestamptz, OUT token uuid) LANGUAGE sql AS 'SELECT 0, 0::bigint, now(), gen_random_uuid()';
+	  SELECT 'created'$$),
+	'42501: only a superuser may create or alter function cosid.lease_acquire(text,text,text,text) in schema cosid',
+	'with CREATE on schema cosid, a role cannot put an overload of lease_acquire next to it');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$CREATE FUNCTION cosid.segment_acquire(text, text, text, text, text, text, text, OUT first bigint, OUT last bigint)
+		LANGUAGE sql AS 'SELECT 1::bigint, 10::bigint'; SELECT 'created'$$),
+	'42501: only a superuser may create or alter function cosid.segment_acquire(text,text,text,text,text,text,text) in schema cosid',
+	'nor of segment_acquire');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$CREATE FUNCTION lease_hostile.lease_evil(text, text, text, text) RETURNS integer LANGUAGE sql AS 'SELECT 0';
+	  ALTER FUNCTION lease_hostile.lease_evil(text, text, text, text) SET SCHEMA cosid; SELECT 'moved'$$),
+	'42501: only a superuser may create or alter function cosid.lease_evil(text,text,text,text) in schema cosid',
+	'nor move a function there');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$CREATE TABLE cosid.lease_evil (x int); SELECT 'created'$$),
+	'42501: only a superuser may create or alter table cosid.lease_evil in schema cosid', 'nor a table');
+SELECT is(pg_temp.as_role('cosid_lease_nobody',
+	$$CREATE SEQUENCE cosid.restored_seq; SELECT 'created'$$),
+	'created', 'a sequence it may create (a restore by the database''s owner makes the backing sequences)');
+SELECT is((SELECT count(*)::int FROM pg_proc WHERE pronamespace = 'cosid'::regnamespace
+	AND proname IN ('lease_acquire', 'segment_acquire', 'lease_evil')), 2,
+	'cosid has only its own lease_acquire and segment_acquire');
+SELECT is((SELECT evtenabled::text FROM pg_event_trigger WHERE evtname = 'cosid_schema_guard'), 'A',
+	'the guard is enabled ALWAYS (session_replication_role does not turn it off)');
+SELECT lives_ok($$CREATE FUNCTION cosid.superuser_own(int) RETURNS int LANGUAGE sql AS 'SELECT 1'$$,
+	'a superuser creates there as ever');
+REVOKE CREATE ON SCHEMA cosid FROM cosid_lease_nobody;
+DROP SEQUENCE cosid.restored_seq;
 
 SELECT * FROM finish();
 ROLLBACK;

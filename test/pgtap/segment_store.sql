@@ -5,7 +5,7 @@
 -- security, who a counter belongs to (database name, owner, store role).
 -- Namespaces 's', 't' and 's_role'; all undone by the ROLLBACK.
 BEGIN;
-SELECT plan(74);
+SELECT plan(82);
 
 -- a statement run as another role: its first value, or 'SQLSTATE: message'
 CREATE FUNCTION pg_temp.as_role(r text, q text) RETURNS text LANGUAGE plpgsql AS $f$
@@ -214,8 +214,10 @@ SELECT is((SELECT last_number FROM cosid.segment_counter WHERE namespace = 's' A
 SELECT throws_ok($$INSERT INTO cosid.segment_counter (namespace, name, last_number, database) VALUES ('s', 'half', 1, 'db1')$$,
 	'23514', NULL, 'a 1.3 counter without owner and store role is refused by the table');
 
--- store roles: a counter is for the role that created it, and for roles
--- that share with it a role granted EXECUTE on the function
+-- store roles: a counter is for the role that created it, and for the roles
+-- a superuser of the store granted it to (1.4; 1.3 also let any role that
+-- shares with its creator a role granted EXECUTE on the function, which
+-- could then re-base it)
 CREATE ROLE cosid_seg_servers;
 CREATE ROLE cosid_seg_a IN ROLE cosid_seg_servers;
 CREATE ROLE cosid_seg_b IN ROLE cosid_seg_servers;
@@ -228,15 +230,38 @@ SELECT is(pg_temp.as_session('cosid_seg_a',
 SELECT is((SELECT store_role FROM cosid.segment_counter WHERE namespace = 's' AND database = 'db1' AND name = 'ab'),
 	'cosid_seg_a', 'it is recorded as the counter''s store role (session_user)');
 SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 9223372036754775806, 1)$$),
+	'42501: cosid segment counter "ab" of database "db1" in namespace "s" belongs to another store role',
+	'store role b, a member of the same role granted EXECUTE, may not use it, nor re-base it (1.4)');
+SELECT is(pg_temp.as_session('cosid_seg_b',
 	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 1, 1)$$),
-	'11-20', 'store role b, a member of the same role granted EXECUTE, shares it');
+	'42501: cosid segment counter "ab" of database "db1" in namespace "s" belongs to another store role',
+	'not even from the bottom');
+SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$INSERT INTO cosid.segment_counter_grant VALUES ('s', 'db1', 'ab', 'cosid_seg_b') RETURNING 'granted'$$),
+	'42501: permission denied for table segment_counter_grant', 'nor grant it to itself');
+INSERT INTO cosid.segment_counter_grant VALUES ('s', 'db1', 'ab', 'cosid_seg_b');
+SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 1, 1)$$),
+	'11-20', 'once the store''s superuser grants it to b, b shares it');
+SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 9223372036754775806, 1)$$),
+	'42501: cosid segment counter "ab" of database "db1" in namespace "s" can be raised only by the store role that created it',
+	'but b cannot re-base it to 9223372036754775806');
+SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 15, 1)$$),
+	'21-30', 'a start at or below the counter is fine');
+SELECT is(pg_temp.as_session('cosid_seg_b',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'mallory', 10, 1, 1)$$),
+	'42501: cosid segment counter "ab" of database "db1" in namespace "s" belongs to another owner',
+	'the grant is for the counter of its owner only');
 SELECT is(pg_temp.as_session('cosid_seg_c',
 	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 4611686018427387904, 1)$$),
 	'42501: cosid segment counter "ab" of database "db1" in namespace "s" belongs to another store role',
 	'store role c, granted EXECUTE on its own, may not use it (nor move it)');
 SELECT is(pg_temp.as_session('cosid_seg_a',
 	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 1, 1)$$),
-	'21-30', 'the counter did not move');
+	'31-40', 'the counter did not move');
 SELECT is(pg_temp.as_session('cosid_seg_c',
 	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'c_own', 'alice', 10, 1, 1)$$),
 	'1-10', 'c has counters of its own');
@@ -244,6 +269,9 @@ SELECT is(pg_temp.as_session('cosid_seg_a',
 	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'c_own', 'alice', 10, 1, 1)$$),
 	'42501: cosid segment counter "c_own" of database "db1" in namespace "s" belongs to another store role',
 	'which a and b may not use');
+SELECT is(pg_temp.as_session('cosid_seg_a',
+	$$SELECT first || '-' || last FROM cosid.segment_acquire('s', 'db1', 'ab', 'alice', 10, 1001, 1)$$),
+	'1001-1010', 'its creator may raise its own counter');
 SELECT is(pg_temp.as_session('cosid_seg_a', $$SELECT 'locked' FROM cosid.segment_counter FOR UPDATE$$),
 	'42501: permission denied for table segment_counter', 'a store role cannot lock a counter itself');
 SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
@@ -251,6 +279,8 @@ SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
 	  AND has_column_privilege('cosid_segment_nobody', 'cosid.segment_counter'::regclass, attnum, 'SELECT')),
 	ARRAY['namespace', 'name', 'last_number', 'fetches', 'updated_at', 'database'],
 	'PUBLIC reads every column but owner and store_role');
+SELECT is(pg_temp.as_role('cosid_segment_nobody', $$SELECT count(*)::text FROM cosid.segment_counter_grant$$),
+	'42501: permission denied for table segment_counter_grant', 'nor the grants, which name store roles (1.4)');
 
 -- ---- the caller's search_path and objects do not reach it
 CREATE SCHEMA segment_hostile;

@@ -109,7 +109,7 @@ ok(defined $first_id, 'with the store back, cosid_next issues again')
   or BAIL_OUT('no id after the store came back');
 my $t_resumed = now_ms();
 note('issuing resumed ' . ($t_resumed - $t_back) . ' ms after the store was started');
-cmp_ok($t_resumed - $t_back, '<=', 8000, 'within a few seconds (the reconnect backoff is at most 5 s)');
+cmp_ok($t_resumed - $t_back, '<=', 8000, 'within a few seconds (the reconnect back-off is at most 2 s, COSID_BACKOFF_MAX_MS)');
 
 $h->safe_psql('postgres',
 	"INSERT INTO ids (phase, id) SELECT 5, cosid_next('g') FROM generate_series(1, 1000)");

@@ -57,7 +57,7 @@ my $slot3 = wait_for_lease($h3, 15);
 is($slot3, '0', 'h3 takes slot 0 once h1 has released it');
 my $took = now_ms() - $t_freed;
 note("h3 held slot 0 $took ms after h1 stopped");
-cmp_ok($took, '<=', 8000, 'within a few seconds (retries back off to at most 5 s)');
+cmp_ok($took, '<=', 8000, 'within a few seconds (retries back off to at most 2 s, COSID_BACKOFF_MAX_MS)');
 $h3->safe_psql('postgres', "INSERT INTO ids SELECT cosid_next('g') FROM generate_series(1, 2000)");
 is( $h3->safe_psql('postgres', qq{
 		SELECT count(DISTINCT id), min(id) > $h1_max,

@@ -20,6 +20,10 @@
 #     good); a generator of that name in a database of the same name on
 #     server b owned by another role does the same; server b logging in as a
 #     store role that shares no role with srv_a uses a counter srv_a made.
+#     On 1.3: server b, logging in as srv_b of the same group as srv_a, used
+#     srv_a's counter without a grant of the store's superuser, and could
+#     re-base it (start 9223372036754775806): 1.4 refuses both (42501), and
+#     shares the counter once the store's superuser grants it to srv_b.
 #  5. (not an attack) a copy of a database and the database renamed go on
 #     with its counters: a counter is named after the database as it was
 #     called when the generator was defined.
@@ -218,8 +222,12 @@ is($state, '42501', 'server b: mallory\'s tickets in a database named shop may n
 like($msg, qr/the lease store refused segment generator "tickets" its shared counter/, '... saying so');
 $sb->safe_psql('shop', q{SELECT cosid_drop('tickets', forget_history => true)});
 $sb->safe_psql('shop', qq{SET ROLE alice; SELECT cosid_define('tickets', '$tickets')});
+($state, $msg) = psql_error($sb, 'shop', q{SELECT cosid_next('tickets')});
+is($state, '42501', 'server b as srv_b, of the same group as srv_a, may not use srv_a\'s counter without a grant (42501, 1.4)');
+like($msg, qr/the lease store refused segment generator "tickets" its shared counter/, '... saying so');
+$store->safe_psql('postgres', q{INSERT INTO cosid.segment_counter_grant VALUES ('default', 'shop', 'tickets', 'srv_b')});
 my $b_max = $sb->safe_psql('shop', q{SELECT max(n) FROM cosid_next_many('tickets', 100) n});
-cmp_ok($b_max, '<', 1000, 'alice\'s tickets on server b shares the counter (srv_b and srv_a share cosid_servers)');
+cmp_ok($b_max, '<', 1000, 'once the store\'s superuser grants it to srv_b, alice\'s tickets on server b shares the counter');
 is( $store->safe_psql('postgres', q{SELECT last_number <= 1000 FROM cosid.segment_counter
 		WHERE database = 'shop' AND name = 'tickets'}),
 	't', 'and the counter never moved to 2^62');
@@ -233,6 +241,23 @@ my $dups = 0;
 	}
 }
 is($dups, 0, 'servers a and b hand out disjoint numbers from it');
+
+# granted, srv_b still cannot re-base srv_a's counter: not by calling the
+# store itself, nor through a generator of server b with a start of 2^62
+my @r2 = store_as('srv_b', q{SELECT last FROM cosid.segment_acquire('default', 'shop', 'tickets', 'alice', 10, 9223372036754775806, 1)});
+is($r2[1], '42501', 'srv_b cannot re-base the counter to 9223372036754775806 (42501)');
+like($r2[2] // '', qr/can be raised only by the store role that created it/, '... only its creator can raise it');
+$sb->safe_psql('shop', q{SELECT cosid_drop('tickets')});
+$sb->safe_psql('shop', q{SET ROLE alice; SELECT cosid_define('tickets',
+	'{"strategy": "segment", "distributor": "lease-store", "step": 10, "reserve": 1, "start": 4611686018427387904}')});
+($state, $msg, my $err) = psql_error($sb, 'shop', q{SELECT cosid_next('tickets')});
+is($state, '42501', 'nor server b, with alice\'s generator starting at 2^62 (42501)');
+like($err, qr/can be raised only by the store role that created it/, '... the same reason');
+is( $store->safe_psql('postgres', q{SELECT last_number < 2000 FROM cosid.segment_counter
+		WHERE database = 'shop' AND name = 'tickets'}),
+	't', 'the counter did not move');
+($state, $msg) = psql_error($sa, 'shop', q{SELECT max(n) FROM cosid_next_many('tickets', 100) n});
+ok(!defined $state, 'alice\'s int generator on server a goes on issuing') or diag("$state: $msg");
 
 # server b logging in as srv_c (another tenant's store role): a counter srv_a made
 $sa->safe_psql('shop', qq{SET ROLE alice; SELECT cosid_define('tickets2', '$tickets')});

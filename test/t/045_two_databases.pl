@@ -306,7 +306,7 @@ my $head = '';
 open($nf, '<:raw', $names) or die $!;
 read($nf, $head, 8);
 close($nf);
-is(join(',', unpack('L L', $head)), (0xC051D4A3) . ',3', 'pg_cosid/names is in 1.3\'s format now');
+is(join(',', unpack('L L', $head)), (0xC051D4A3) . ',4', 'pg_cosid/names is in 1.4\'s format now');
 $node->restart;
 ($state, $msg) = as_error('alice', 'da', q{SELECT cosid_next('order'), cosid_next('a1')});
 ok(!defined $state, 'generators issue after a restart with the rewritten file') or diag($msg);

@@ -803,6 +803,9 @@ is($node->safe_psql('upgraded', q{SELECT substr(min(id)::text, 1, 8) FROM daily 
 # window end is kept, and 1.1 gives it a fencing token); another instance
 # does not get its slot.  (The third argument is slot_bits in 1.1.)
 is($node->safe_psql('upgraded', $lease_q), $lease10, 'upgraded: the 1.0 lease row is kept');
+# (1.4: a TTL above the namespace's largest, 60 s without a row, is refused;
+# the store's superuser allows this test's 1 hour)
+$node->safe_psql('upgraded', q{INSERT INTO cosid.lease_namespace_config VALUES ('upgrade', '1 hour')});
 is( $node->safe_psql('upgraded', q{
 		SELECT slot, previous_end, token IS NOT NULL FROM cosid.lease_acquire('upgrade', 'server-a', 2, '1 hour')}),
 	'0|1893456000000|t', 'upgraded: server-a takes its slot 0 again, window end kept, with a token');

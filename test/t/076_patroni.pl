@@ -182,6 +182,9 @@ tcp_sql_ok($pg1, q{
 	CREATE ROLE cosid_srv1 LOGIN IN ROLE cosid_servers;
 	CREATE ROLE cosid_srv2 LOGIN IN ROLE cosid_servers;
 	CREATE ROLE cosid_srv3 LOGIN IN ROLE cosid_servers;
+	-- 1.4: the group shares no counter by itself; the store's superuser grants it
+	INSERT INTO cosid.segment_counter_grant (namespace, database, name, role)
+	SELECT 'default', 'postgres', 'inv', r FROM unnest(ARRAY['cosid_srv1', 'cosid_srv2', 'cosid_srv3']) r;
 });
 is(tcp_sql_ok($pg1, 'SELECT mode, slot, state FROM cosid_slot()'), 'manual|1|active',
 	'the leader issues with the manual slot 1 of the DCS parameters');

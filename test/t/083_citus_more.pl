@@ -125,6 +125,9 @@ my $store_conn = sub {
 for my $i (0 .. $#nodes)
 {
 	$coord->safe_psql($db, "CREATE ROLE cosid_srv$i LOGIN IN ROLE cosid_servers");
+	# 1.4: the group shares no counter by itself; the store's superuser grants it
+	$coord->safe_psql($db, "INSERT INTO cosid.segment_counter_grant (namespace, database, name, role) "
+		  . "VALUES ('default', '$db', 'ticket', 'cosid_srv$i')");
 	$nodes[$i]->safe_psql($db, "ALTER SYSTEM SET cosid.lease_store = '" . $store_conn->("cosid_srv$i")
 		  . "'; SELECT pg_reload_conf()");
 }

@@ -1060,6 +1060,162 @@ test_mono_need_random(void **state)
 	assert_memory_equal(st7, before, ULID_BYTES);
 }
 
+/* ---------- after a restart with the clock behind ---------- */
+
+/* A small PRNG (xorshift64*) for the random bytes a caller would draw. */
+static void
+draw_random(uint64_t *seed, uint8_t out[ULID_RAND_BYTES])
+{
+	for (int i = 0; i < ULID_RAND_BYTES; i++)
+	{
+		*seed ^= *seed >> 12;
+		*seed ^= *seed << 25;
+		*seed ^= *seed >> 27;
+		out[i] = (uint8_t) ((*seed * UINT64_C(2685821657736338717)) >> 56);
+	}
+}
+
+/*
+ * One id as ulid_type.c makes it: without random bytes first, with freshly
+ * drawn ones when the step asks for them.  Returns whether it drew.
+ */
+static int
+mono_draw(int uuid7, uint8_t st[ULID_BYTES], uint64_t now, uint64_t *seed,
+		  uint8_t drawn[ULID_RAND_BYTES], uint8_t out[ULID_BYTES])
+{
+	UlidMonoResult r = uuid7 ? uuid7_monotonic_next(st, now, NULL, out) :
+		ulid_monotonic_next(st, now, NULL, out);
+
+	if (r == ULID_MONO_OK)
+		return 0;
+	assert_int_equal(r, ULID_MONO_NEED_RANDOM);
+	draw_random(seed, drawn);
+	r = uuid7 ? uuid7_monotonic_next(st, now, drawn, out) :
+		ulid_monotonic_next(st, now, drawn, out);
+	assert_int_equal(r, ULID_MONO_OK);
+	return 1;
+}
+
+/* Whether an id has a random bit set above its 16 lowest. */
+static int
+random_above_16(int uuid7, const uint8_t u[ULID_BYTES])
+{
+	int			bits = 0;
+
+	if (uuid7)					/* not the version and variant bits */
+		return ((u[6] & 0x0F) | u[7] | (u[8] & 0x3F) | u[9] | u[10] | u[11] | u[12] | u[13]) != 0;
+	for (int b = 6; b < ULID_BYTES - 2; b++)
+		bits |= u[b];
+	return bits != 0;
+}
+
+/*
+ * A restart with the clock 4 s behind: the state is the point to go on from
+ * (the mark on disk, random part zero).  100 ids after it carry the mark's
+ * time, increase strictly, start from freshly drawn random bits and count
+ * up from them: not 1, 2, 3...  Two servers in that state (other draws)
+ * issue no id alike.  Both formats.
+ */
+static void
+check_restart_behind(int uuid7)
+{
+	const uint64_t mark = UINT64_C(1767225600000);
+	const uint8_t zeros[ULID_RAND_BYTES] = {0};
+	uint8_t		point[ULID_BYTES];
+	uint8_t		st[ULID_BYTES];
+	uint8_t		ids[2][100][ULID_BYTES];
+	uint8_t		drawn[ULID_RAND_BYTES];
+	uint64_t	seed[2] = {UINT64_C(0x9E3779B97F4A7C15), UINT64_C(0xD1B54A32D192ED03)};
+
+	if (uuid7)
+		uuid7_build(mark, zeros, point);
+	else
+		ulid_build(mark, zeros, point);
+	for (int server = 0; server < 2; server++)
+	{
+		const uint8_t *prev = point;
+
+		memcpy(st, point, ULID_BYTES);
+		for (int k = 0; k < 100; k++)
+		{
+			uint8_t    *out = ids[server][k];
+			int			drew = mono_draw(uuid7, st, mark - 4000, &seed[server], drawn, out);
+
+			/* one draw, for the first id only */
+			assert_int_equal(drew, k == 0);
+			if (k == 0)
+			{
+				uint8_t		want[ULID_BYTES];
+
+				if (uuid7)
+					uuid7_build(mark, drawn, want);
+				else
+					ulid_build(mark, drawn, want);
+				assert_memory_equal(out, want, ULID_BYTES);
+			}
+			assert_int_equal(ulid_time_ms(out), mark);
+			assert_true(memcmp(out, prev, ULID_BYTES) > 0);
+			if (uuid7)
+			{
+				assert_int_equal(out[6] >> 4, 7);
+				assert_int_equal(out[8] >> 6, 2);
+			}
+			/* not a small integer: random bits above the low 16 */
+			assert_true(random_above_16(uuid7, out));
+			prev = out;
+		}
+	}
+	/* the two servers' ids differ (their random starts do) */
+	for (int k = 0; k < 100; k++)
+		for (int j = 0; j < 100; j++)
+			assert_true(memcmp(ids[0][k], ids[1][j], ULID_BYTES) != 0);
+}
+
+static void
+test_mono_restart_behind(void **state)
+{
+	(void) state;
+	check_restart_behind(0);
+}
+
+static void
+test_uuid7_mono_restart_behind(void **state)
+{
+	(void) state;
+	check_restart_behind(1);
+}
+
+/*
+ * Random bytes that are all zero still give an id above the point (random
+ * part 1); the clock past the point is a new millisecond as before.
+ */
+static void
+test_mono_restart_edges(void **state)
+{
+	const uint64_t mark = 5000;
+	const uint8_t zeros[ULID_RAND_BYTES] = {0};
+	uint8_t		st[ULID_BYTES];
+	uint8_t		out[ULID_BYTES];
+	uint8_t		want[ULID_BYTES];
+
+	(void) state;
+	ulid_build(mark, zeros, st);
+	assert_int_equal(ulid_monotonic_next(st, mark, zeros, out), ULID_MONO_OK);
+	ulid_build(mark, zeros, want);
+	want[15] = 1;
+	assert_memory_equal(out, want, ULID_BYTES);
+	uuid7_build(mark, zeros, st);
+	assert_int_equal(uuid7_monotonic_next(st, mark - 1, zeros, out), ULID_MONO_OK);
+	uuid7_build(mark, zeros, want);
+	want[15] = 1;
+	assert_memory_equal(out, want, ULID_BYTES);
+	/* the clock past the point: its own millisecond, the drawn bytes */
+	ulid_build(mark, zeros, st);
+	assert_int_equal(ulid_monotonic_next(st, mark + 1, mono_r1, out), ULID_MONO_OK);
+	ulid_build(mark + 1, mono_r1, want);
+	assert_memory_equal(out, want, ULID_BYTES);
+}
+
 int
 main(void)
 {
@@ -1093,6 +1249,9 @@ main(void)
 		cmocka_unit_test(test_uuid7_mono_wait_and_range),
 		cmocka_unit_test(test_uuid7_mono_long),
 		cmocka_unit_test(test_mono_need_random),
+		cmocka_unit_test(test_mono_restart_behind),
+		cmocka_unit_test(test_uuid7_mono_restart_behind),
+		cmocka_unit_test(test_mono_restart_edges),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

@@ -1,0 +1,220 @@
+# The lease store's faults, timed on the monotonic clock.
+#
+# 1. The back-off after a clock step.  The store refuses the slot worker's
+#    renewals and the segment fetches (their functions renamed there: 42883
+#    on every try, which its log records with the time), so both back off to
+#    2 s between tries.  Then the server's wall clock steps back 10 s
+#    (libfaketime; the monotonic clock is left alone, as a real step leaves
+#    it).  Both keep trying on their back-off schedule: never more than two
+#    of the largest back-off (2 s) and a margin between tries.  Until 1.4 the
+#    back-off followed the wall clock: the next try came about 10 s late (and
+#    the renewal, timed on the wall clock too, not at all in that time).
+# 2. One deadline per statement.  The store hangs (its postmaster and every
+#    backend stopped with SIGSTOP) while a session holds a connection to it
+#    and 3 numbers of a segment generator with "distributor": "lease-store".
+#    One statement asks 10 numbers, one row every 0.3 s, so it fetches again
+#    after each failure's back-off.  It fails with 55000 after about one
+#    deadline (5 s), not one per fetch, and the error says how long it waited
+#    in how many fetches.  Until 1.4 each fetch waited its own 5 s (one that
+#    found its connection dead waited 5 s more to connect again): about 20 s.
+#    The next statement (after the 100 ms back-off of the one failure the
+#    store was waited for) waits a deadline of its own.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use Time::HiRes qw(usleep);
+use CosidTest;
+
+plan skip_all => 'libfaketime is not installed' unless faketime_lib();
+
+my $deadline_ms = 5000;		# COSID_STORE_TIMEOUT_MS
+my $max_backoff_ms = 2000;	# COSID_BACKOFF_MAX_MS
+
+my $store = lease_store('store');
+# every line of the store's log with its Unix time in ms
+$store->append_conf('postgresql.conf', "log_line_prefix = '%n [%p] '");
+$store->reload;
+
+# Rename the store's functions the servers call to NAME_off ($off true),
+# so that what they call does not exist (42883), or back.
+sub rename_store_functions
+{
+	my ($off) = @_;
+	my $new = $off ? "p.proname || '_off'" : "left(p.proname, -4)";
+	my $names = $off ? "'lease_renew', 'segment_acquire'" : "'lease_renew_off', 'segment_acquire_off'";
+	$store->safe_psql('postgres', qq{
+		SELECT format('ALTER FUNCTION %s RENAME TO %I', p.oid::regprocedure, $new)
+		FROM pg_proc p
+		WHERE p.pronamespace = 'cosid'::regnamespace AND p.proname IN ($names) \\gexec
+	});
+}
+
+# The Unix ms of each failed call of cosid.$function on the store (its log).
+sub store_failures
+{
+	my ($function) = @_;
+	my @at;
+	for my $line (split /\n/, slurp_file($store->logfile))
+	{
+		push @at, int($1 * 1000)
+		  if $line =~ /^(\d+\.\d+) \[\d+\] ERROR:  function cosid\.\Q$function\E\(/;
+	}
+	return @at;
+}
+
+# ======== 1. the back-off after the clock steps back 10 s
+
+my $node = cosid_node('server', conf => lease_conf($store, ttl => 3), no_start => 1);
+my $offset_file = $node->basedir . '/faketime.rc';
+set_fake_offset($offset_file, '+0');
+start_faked($node, offset_file => $offset_file);
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION cosid;
+	SELECT cosid_define('seg', '{"strategy": "segment", "distributor": "lease-store", "step": 10, "reserve": 1}');
+});
+ok(defined wait_for_lease($node), 'the server leases a slot from the store');
+like($node->safe_psql('postgres', q{SELECT cosid_next('seg')}), qr/^\d+$/,
+	'and fetches segments from it');
+
+# the store refuses both from now on; a session asks for a number every
+# 0.1 s, fed by this test (pg_sleep would follow the stepped wall clock)
+rename_store_functions(1);
+my $t_break = now_ms();
+my ($loop_in, $loop_out, $loop_err) = ('', '', '');
+my $loop = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port, '-d', 'postgres' ],
+	'<', \$loop_in, '>', \$loop_out, '2>', \$loop_err);
+
+# ask for a number every 0.1 s for $ms
+sub ask_for
+{
+	my ($ms) = @_;
+	my $until = now_ms() + $ms;
+	while (now_ms() < $until)
+	{
+		$loop_in .= "SELECT cosid_next('seg');\n";
+		$loop->pump_nb;
+		usleep(100_000);
+	}
+}
+
+# the back-off reaches its largest (100 ms doubling to 2 s: after 3.1 s)
+ask_for(6000);
+set_fake_offset($offset_file, '-10');
+my $t_step = now_ms();
+my $behind = now_ms() - node_now_ms($node);
+cmp_ok($behind, '>=', 8000, "the server's wall clock stepped back 10 s ($behind ms behind)");
+ask_for(12000);
+my $t_end = now_ms();
+$loop_in .= "\\q\n";
+$loop->finish;
+like($loop_err, qr/has used up its reserve and the lease store does not answer/,
+	'meanwhile the segment generator failed with the store refusing (55000)');
+
+for my $case ([ 'lease_renew', 'the slot worker\'s renewals' ],
+	[ 'segment_acquire', 'the segment fetches' ])
+{
+	my ($function, $what) = @$case;
+	my @all = grep { $_ >= $t_break && $_ <= $t_end } store_failures($function);
+	my @before = grep { $_ < $t_step } @all;
+	my @after = grep { $_ >= $t_step } @all;
+	note("$what: tries at +" . join(', +', map { $_ - $t_step } @all)
+		  . " ms from the step; the watch ended at +" . ($t_end - $t_step) . ' ms');
+	cmp_ok(scalar(@before), '>=', 3, "$what: refused, and tried again, before the clock step");
+	# the gaps from the last try before the step to the end of the watch
+	my @seq = ((@before ? ($before[-1]) : ()), @after, $t_end);
+	my $gap = 0;
+	for my $i (1 .. $#seq)
+	{
+		$gap = $seq[$i] - $seq[$i - 1] if $seq[$i] - $seq[$i - 1] > $gap;
+	}
+	cmp_ok(scalar(@after), '>=', 3, "$what: tried again after the clock stepped back 10 s ("
+		  . scalar(@after) . ' tries in 12 s)');
+	cmp_ok($gap, '<=', 2 * $max_backoff_ms + 1500,
+		"$what: on the back-off schedule across the step (longest gap $gap ms, not about 10 s late)");
+}
+
+# the store answers again: both resume by themselves
+rename_store_functions(0);
+set_fake_offset($offset_file, '+0');
+my $next;
+ok(poll_until(20, sub { ($next) = psql_error($node, 'postgres', q{SELECT cosid_next('seg')}); !defined $next }, 200),
+	'with the store answering again, the segment generator issues');
+ok( poll_until(20, sub {
+		$node->safe_psql('postgres', q{
+			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '2 seconds'
+			FROM cosid_slot()}) eq 't'
+	}, 200),
+	'and the slot worker renews its lease');
+$node->stop;
+
+# ======== 2. one deadline per statement, however many fetches
+
+my $connstr = 'host=' . $store->host . ' port=' . $store->port . ' dbname=postgres';
+my $f = cosid_node('fetcher', conf => [ "cosid.lease_store = '$connstr'", "cosid.namespace = 'ns039'" ]);
+$f->safe_psql('postgres', q{
+	CREATE EXTENSION cosid;
+	SELECT cosid_define('seg2', '{"strategy": "segment", "distributor": "lease-store", "step": 2, "reserve": 1}');
+});
+
+# one session: a number (connected, 3 more held), a pause while the store is
+# stopped, then the statement of 10 numbers, then one more statement
+my $script = $f->basedir . '/deadline.sql';
+open(my $fh, '>', $script) or die "could not write $script: $!";
+print $fh q{\set VERBOSITY verbose
+SELECT 'warm', cosid_next('seg2');
+SELECT pg_sleep(4);
+SELECT 'before', (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+SELECT cosid_next('seg2'), pg_sleep(0.3) FROM generate_series(1, 10);
+SELECT 'between', (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+SELECT pg_sleep(0.5);
+SELECT 'next', (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+SELECT cosid_next('seg2');
+SELECT 'after', (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+};
+close($fh);
+my ($out, $err) = ('', '');
+my $session = IPC::Run::start(
+	[ 'psql', '-X', '-At', '-h', $f->host, '-p', $f->port, '-d', 'postgres', '-f', $script ],
+	'>', \$out, '2>', \$err);
+ok( poll_until(30, sub {
+		$f->safe_psql('postgres', q{
+			SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(4)%' AND state = 'active'}) eq '1'
+	}, 50),
+	'the session took its first number and pauses');
+my @stopped = ($store->{_pid}, child_pids($store->{_pid}));
+kill('STOP', @stopped) or die "could not stop the store: $!";
+my $finished = eval { $session->finish; 1 };
+kill('CONT', @stopped);
+ok($finished, 'the session ended') or $session->kill_kill;
+note("session output:\n$out\nerrors:\n$err");
+
+my %at = map { /^(before|between|next|after)\|(\d+)$/ ? ($1 => $2) : () } split /\n/, $out;
+my @errors = $err =~ /(ERROR:  [^\n]*(?:\n(?:DETAIL|HINT):  [^\n]*)*)/g;
+is(scalar(@errors), 2, 'both statements failed') or diag($err);
+my ($e1, $e2) = @errors;
+$e1 //= '';
+$e2 //= '';
+like($e1, qr/^ERROR:  55000: segment generator "seg2" has used up its reserve and the lease store does not answer/,
+	'the statement of 10 numbers fails with 55000');
+my $took = ($at{between} // 0) - ($at{before} // 0);
+cmp_ok($took, '>=', $deadline_ms - 500, "after about one deadline ($took ms)");
+cmp_ok($took, '<', 2 * $deadline_ms, 'less than two deadlines, though it fetched again after each failure');
+like($e1, qr/DETAIL:  Last error: .*lease store did not answer within 5000 ms\.  This statement waited (\d+) ms for the lease store in \d+ failed fetch(es)?; a statement waits at most 5000 ms for it in all\./,
+	'the detail says how long the statement waited for the store, in how many fetches, and the most it waits');
+my ($waited) = $e1 =~ /This statement waited (\d+) ms/;
+cmp_ok($waited // 0, '<=', $deadline_ms + 1000, 'it waited one deadline in all');
+my $took2 = ($at{after} // 0) - ($at{next} // 0);
+like($e2, qr/^ERROR:  55000: /, 'the next statement fails with 55000 too');
+cmp_ok($took2, '>=', $deadline_ms - 1000, "having waited a deadline of its own ($took2 ms)");
+cmp_ok($took2, '<', 2 * $deadline_ms, 'and only one');
+
+ok(poll_until(20, sub { ($next) = psql_error($f, 'postgres', q{SELECT cosid_next('seg2')}); !defined $next }, 200),
+	'with the store answering again, the generator issues');
+
+$f->stop;
+$store->stop;
+done_testing();
