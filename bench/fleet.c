@@ -13,12 +13,16 @@
  * server renews every 400 ms, an idle one every TTL / 3.  A failed call
  * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
  * acquired again.  With --segments R, virtual servers also take R segment
- * ranges a second in all (cosid.segment_acquire, as a segment fetch does).
+ * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
+ * with --restarts R, R of them a second release their slot and acquire one
+ * again (a clean restart), so acquire and release run beside the renewals.
  *
  * The statements are the worker's own, read from the C sources by
  * bench/fleet_sql.py (the file --sql names: acquire, renew, release, segment,
- * one a line) and sent as the worker sends them: PQsendQueryParams, every
- * parameter text of no declared type.
+ * then the pin and trust statements a new store connection runs first and
+ * the trust check's two parameters, one a line) and sent as the server sends
+ * them: PQsendQueryParams, each parameter in text with the type its cast in
+ * the statement names ($2::pg_catalog.int4: int4).
  *
  * Measured over --seconds after --warmup: every call's latency (send to
  * last result), per kind; the CPU the store's processes used (the
@@ -30,6 +34,7 @@
  *   fleet --conninfo C --admin C --sql FILE --n N [--seconds 15] [--warmup 5]
  *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
  *         [--prefix sim] [--store-pid PID] [--bouncer-pid PID] [--segments R]
+ *         [--restarts R]
  */
 #include <errno.h>
 #include <poll.h>
@@ -61,6 +66,76 @@ enum Kind
 };
 static const char *kind_name[K_COUNT] = {"acquire", "renew", "release", "segment"};
 static char *sql[K_COUNT];
+static Oid	types[K_COUNT][8];
+/* what a new connection runs first (src/store.c, store_trust) */
+static char *pin_sql,
+		   *trust_sql,
+		   *trust_params[2];
+static Oid	pin_types[8],
+			trust_types[8];
+
+/* The parameters' types, from their casts: $n::pg_catalog.name (or name[]). */
+static void
+param_types(const char *q, Oid *out, int max)
+{
+	static const struct
+	{
+		const char *name;
+		Oid			oid;
+	}			known[] = {{"text", 25}, {"int4", 23}, {"int8", 20}, {"interval", 1186},
+	{"uuid", 2950}, {"name[]", 1003}, {"text[]", 1009}};
+	const char *p = q;
+
+	for (int i = 0; i < max; i++)
+		out[i] = 0;
+	while ((p = strchr(p, '$')) != NULL)
+	{
+		int			n = atoi(p + 1);
+		const char *c = strstr(p, "::pg_catalog.");
+
+		p++;
+		if (n < 1 || n > max || c == NULL || c - p > 4)
+			continue;
+		c += strlen("::pg_catalog.");
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		{
+			size_t		len = strlen(known[k].name);
+
+			if (strncmp(c, known[k].name, len) == 0 &&
+				(known[k].name[len - 1] == ']' || c[len] != '['))
+			{
+				out[n - 1] = known[k].oid;
+				break;
+			}
+		}
+		if (out[n - 1] == 0)
+		{
+			fprintf(stderr, "fleet: unknown type of $%d in %s\n", n, q);
+			exit(2);
+		}
+	}
+}
+
+/* A new connection's first statements, as the server runs them: false on failure. */
+static bool
+setup_conn(PGconn *conn)
+{
+	const char *pin_params[2] = {"search_path", "pg_catalog, pg_temp"};
+	PGresult   *r;
+	bool		ok;
+
+	PQsetnonblocking(conn, 0);
+	r = PQexecParams(conn, pin_sql, 2, pin_types, pin_params, NULL, NULL, 0);
+	ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+	PQclear(r);
+	if (!ok)
+		return false;
+	r = PQexecParams(conn, trust_sql, 2, trust_types, (const char *const *) trust_params, NULL, NULL, 0);
+	ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0;
+	PQclear(r);
+	PQsetnonblocking(conn, 1);
+	return ok;
+}
 
 typedef struct Holder
 {
@@ -76,6 +151,7 @@ typedef struct Holder
 	int64_t		sent_us;
 	int64_t		pending_end;
 	bool		segment_due;
+	bool		restart_due;	/* release, then acquire again */
 	char		instance[64];
 } Holder;
 
@@ -96,6 +172,7 @@ static int	ttl_s = 10;
 static int	slot_bits = 11;
 static bool busy = true;
 static double segments_per_s = 0;
+static double restarts_per_s = 0;
 static bool measuring = false;
 static long lost_leases = 0;
 
@@ -199,7 +276,7 @@ send_call(Holder *h, int kind, int64_t now)
 			break;
 	}
 	h->sent_us = now_us();
-	if (!PQsendQueryParams(h->conn, sql[kind], n, NULL, params, NULL, NULL, 0))
+	if (!PQsendQueryParams(h->conn, sql[kind], n, types[kind], params, NULL, NULL, 0))
 	{
 		fprintf(stderr, "fleet: could not send: %s", PQerrorMessage(h->conn));
 		h->inflight = -1;
@@ -222,6 +299,13 @@ turn(Holder *h, int64_t now)
 	if (h->slot < 0)
 	{
 		send_call(h, K_ACQUIRE, now);
+		return;
+	}
+	if (h->restart_due)
+	{
+		/* a clean restart: release, then (next turn) acquire */
+		h->restart_due = false;
+		send_call(h, K_RELEASE, now);
 		return;
 	}
 	extend = h->end == 0 || (h->end - now < RENEW_MS && busy);
@@ -256,7 +340,12 @@ failed(Holder *h, int kind, int64_t now, const char *why)
 	h->next_turn = now + h->backoff_ms;
 	h->backoff_ms = h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : h->backoff_ms * 2;
 	if (PQstatus(h->conn) != CONNECTION_OK)
+	{
 		PQreset(h->conn);
+		if (PQstatus(h->conn) == CONNECTION_OK)
+			(void) setup_conn(h->conn);
+		PQsetnonblocking(h->conn, 1);
+	}
 }
 
 /* A call's answer has come: act on it as the worker does. */
@@ -298,6 +387,10 @@ answered(Holder *h, PGresult *res)
 		case K_RENEW:
 			h->end = h->pending_end;
 			h->renewed = now;
+			break;
+		case K_RELEASE:
+			h->slot = -1;
+			h->end = 0;
 			break;
 		default:
 			break;
@@ -399,7 +492,9 @@ main(int argc, char **argv)
 				bcpu1 = 0;
 	long		conns = -1;
 	double		seg_credit = 0;
+	double		restart_credit = 0;
 	int64_t		last_loop;
+	int			ramp_ms;
 	FILE	   *f;
 
 	for (int i = 1; i < argc; i++)
@@ -444,6 +539,8 @@ main(int argc, char **argv)
 			bouncer_pid = atoi(v);
 		else if (strcmp(a, "--segments") == 0)
 			segments_per_s = atof(v);
+		else if (strcmp(a, "--restarts") == 0)
+			restarts_per_s = atof(v);
 		else
 		{
 			fprintf(stderr, "fleet: unknown option %s\n", a);
@@ -466,6 +563,16 @@ main(int argc, char **argv)
 			fprintf(stderr, "fleet: %s has no %s statement\n", sqlfile, kind_name[k]);
 			return 2;
 		}
+		else
+			param_types(sql[k], types[k], 8);
+	if ((pin_sql = read_line(f)) == NULL || (trust_sql = read_line(f)) == NULL ||
+		(trust_params[0] = read_line(f)) == NULL || (trust_params[1] = read_line(f)) == NULL)
+	{
+		fprintf(stderr, "fleet: %s lacks the connection's statements\n", sqlfile);
+		return 2;
+	}
+	param_types(pin_sql, pin_types, 8);
+	param_types(trust_sql, trust_types, 8);
 	fclose(f);
 
 	holders = calloc(nholders, sizeof(Holder));
@@ -482,17 +589,27 @@ main(int argc, char **argv)
 			fprintf(stderr, "fleet: connection %d: %s", i, PQerrorMessage(h->conn));
 			return 1;
 		}
-		PQsetnonblocking(h->conn, 1);
+		if (!setup_conn(h->conn))
+		{
+			fprintf(stderr, "fleet: connection %d: pinning or the trust check failed: %s", i,
+					PQerrorMessage(h->conn));
+			return 1;
+		}
 		h->slot = -1;
 		h->inflight = -1;
 		h->backoff_ms = BACKOFF_FIRST_MS;
 		snprintf(h->instance, sizeof(h->instance), "%s-%d", prefix, i);
 	}
 	fprintf(stderr, "fleet: %d connections in %lld ms\n", nholders, (long long) (now_ms() - t0));
-	/* start at random phases of a turn, as servers started at any time */
+	/*
+	 * Start at random times over the ramp (5 ms a server, at least 1 s), as
+	 * servers started over a while; the warm-up begins after it.
+	 */
 	t0 = now_ms();
+	ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
 	for (int i = 0; i < nholders; i++)
-		holders[i].next_turn = t0 + random() % 1000;
+		holders[i].next_turn = t0 + random() % ramp_ms;
+	t0 += ramp_ms;
 
 	last_loop = t0;
 	for (;;)
@@ -518,12 +635,18 @@ main(int argc, char **argv)
 		}
 		/* segment fetches: R a second, each by a random holder */
 		seg_credit += segments_per_s * (double) (now - last_loop) / 1000.0;
-		last_loop = now;
 		while (seg_credit >= 1)
 		{
 			holders[random() % nholders].segment_due = true;
 			seg_credit -= 1;
 		}
+		restart_credit += restarts_per_s * (double) (now - last_loop) / 1000.0;
+		while (restart_credit >= 1)
+		{
+			holders[random() % nholders].restart_due = true;
+			restart_credit -= 1;
+		}
+		last_loop = now;
 		for (int i = 0; i < nholders; i++)
 		{
 			Holder	   *h = &holders[i];
@@ -537,6 +660,8 @@ main(int argc, char **argv)
 
 				h->inflight = -1;
 				PQreset(h->conn);
+				if (PQstatus(h->conn) == CONNECTION_OK)
+					(void) setup_conn(h->conn);
 				PQsetnonblocking(h->conn, 1);
 				failed(h, k, now, "timed out");
 			}
@@ -637,7 +762,7 @@ main(int argc, char **argv)
 
 			snprintf(slot_s, sizeof(slot_s), "%d", h->slot);
 			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
-			PQclear(PQexecParams(h->conn, sql[K_RELEASE], 5, NULL, params, NULL, NULL, 0));
+			PQclear(PQexecParams(h->conn, sql[K_RELEASE], 5, types[K_RELEASE], params, NULL, NULL, 0));
 		}
 		PQfinish(h->conn);
 	}

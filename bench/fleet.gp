@@ -17,11 +17,11 @@ set xlabel "holders (busy: a renewal every 400 ms)"
 set multiplot layout 1,2 title chart_title font "sans,13"
 set ylabel "store CPU, % of one core"
 set yrange [0:*]
-plot data using ($2 eq "busy" && $1 eq "direct" ? $3 : NaN):4 every ::1 with linespoints lw 2 pt 7 lc rgb "#2b6cb0" title "direct", \
-     data using ($2 eq "busy" && $1 eq "pgbouncer" ? $3 : NaN):4 every ::1 with linespoints lw 2 pt 5 lc rgb "#dd6b20" title "PgBouncer", \
+plot data using (strcol(2) eq "busy" && strcol(1) eq "direct" ? $3 : NaN):4 every ::1 with linespoints lw 2 pt 7 lc rgb "#2b6cb0" title "direct", \
+     data using (strcol(2) eq "busy" && strcol(1) eq "pgbouncer" ? $3 : NaN):4 every ::1 with linespoints lw 2 pt 5 lc rgb "#dd6b20" title "PgBouncer", \
      10 with lines dt 2 lc rgb "#9aa5b1" title "target 10%"
 set ylabel "renewal latency p99, ms"
-plot data using ($2 eq "busy" && $1 eq "direct" ? $3 : NaN):8 every ::1 with linespoints lw 2 pt 7 lc rgb "#2b6cb0" title "direct", \
-     data using ($2 eq "busy" && $1 eq "pgbouncer" ? $3 : NaN):8 every ::1 with linespoints lw 2 pt 5 lc rgb "#dd6b20" title "PgBouncer", \
+plot data using (strcol(2) eq "busy" && strcol(1) eq "direct" ? $3 : NaN):8 every ::1 with linespoints lw 2 pt 7 lc rgb "#2b6cb0" title "direct", \
+     data using (strcol(2) eq "busy" && strcol(1) eq "pgbouncer" ? $3 : NaN):8 every ::1 with linespoints lw 2 pt 5 lc rgb "#dd6b20" title "PgBouncer", \
      10 with lines dt 2 lc rgb "#9aa5b1" title "target 10 ms"
 unset multiplot

@@ -29,6 +29,7 @@
 #   BENCH_FLEET_SECONDS=15      measured seconds per run
 #   BENCH_FLEET_N="64 256 1024" fleet sizes
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
+#   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
 #   BENCH_FLEET_PORT=54350      the store's port (PgBouncer: +1; real servers: +2, +3)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -37,6 +38,7 @@ set -euo pipefail
 SECS=${BENCH_FLEET_SECONDS:-15}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
+RESTARTS=${BENCH_FLEET_RESTARTS:-2}
 PORT=${BENCH_FLEET_PORT:-54350}
 BPORT=$((PORT + 1))
 BENCH=$REPO/bench
@@ -76,7 +78,7 @@ trap cleanup EXIT
 cc -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -I"$("$PG_CONFIG" --includedir)" "$BENCH/fleet.c" \
 	-L"$("$PG_CONFIG" --libdir)" -Wl,-rpath,"$("$PG_CONFIG" --libdir)" -lpq -o "$WORK/fleet"
 python3 "$BENCH/fleet_sql.py" "$REPO" >"$WORK/fleet.sql"
-sed 's/^/  statement: /' "$WORK/fleet.sql"
+head -4 "$WORK/fleet.sql" | sed 's/^/  statement: /'
 
 # the store: fsync on, room for 1,024 direct connections
 as_pg initdb -D "$STORE" -A trust -U "$PG_USER" --no-sync >/dev/null
@@ -158,19 +160,19 @@ point_real() {
 
 ulimit -n 8192 2>/dev/null || true
 RESULTS=$WORK/fleet.tsv
-printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\n' >"$RESULTS"
+printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\n' >"$RESULTS"
 run() {
 	local route=$1 mode=$2 n=$3 conninfo bpid=0 out
 	if [ "$route" = direct ]; then conninfo=$DIRECT; else conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid"); fi
 	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$ADMIN" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$SECS" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$route-$mode-$n" \
-		--store-pid "$STORE_PID" --bouncer-pid "$bpid" --segments "$SEGS" $([ "$mode" = idle ] && echo --idle) \
+		--store-pid "$STORE_PID" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) \
 		2>"$WORK/fleet-$route-$mode-$n.err") || { cat "$WORK/fleet-$route-$mode-$n.err" >&2; return 1; }
 	v() { echo "$out" | sed -n "s/^$1=//p"; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
 		"$(v store_cpu_pct)" "$(v bouncer_cpu_pct)" "$(v renew_per_s)" "$(v renew_p50_ms)" "$(v renew_p99_ms)" \
-		"$(v renew_p999_ms)" "$(v renew_max_ms)" "$(v acquire_p99_ms)" "$(v segment_p99_ms)" \
-		"$(($(v acquire_errors) + $(v renew_errors) + $(v segment_errors)))" "$(v store_connections)" \
+		"$(v renew_p999_ms)" "$(v renew_max_ms)" "$(v acquire_p99_ms)" "$(v release_p99_ms)" "$(v segment_p99_ms)" \
+		"$(($(v acquire_errors) + $(v renew_errors) + $(v release_errors) + $(v segment_errors)))" "$(v store_connections)" \
 		"$(real_state)" >>"$RESULTS"
 	tail -1 "$RESULTS"
 }

@@ -5,9 +5,14 @@ slot worker (src/slot_lease.c) and a segment fetch (src/segment.c) speak:
 the same text, with the same $n parameters, all sent as text of no declared
 type (libpq's PQsendQueryParams with no types), as those do.
 
-Prints four lines, in this order: acquire, renew, release, segment.  A
-statement is a C string literal (adjacent literals joined) that contains the
-function's name; exactly one must, or this fails.
+Prints, one a line: the statements acquire, renew, release, segment, then
+the two a new store connection runs first (src/store.c: pin, the session's
+search_path; trust, the check that the store's cosid objects are a
+superuser's), then the trust check's two parameters (STORE_FUNCTIONS and
+STORE_TABLES).  A statement is a C string literal (adjacent literals joined)
+that contains what names it; exactly one must, or this fails.  Each
+parameter's type is in its cast ($1::pg_catalog.text): bench/fleet.c sends
+those types, as the server does.
 
   fleet_sql.py [REPO]"""
 import os
@@ -32,15 +37,18 @@ def statements(path):
     return out
 
 
-def one(path, func):
-    found = sorted({s for s in statements(path) if re.search(r'\b' + re.escape(func) + r'\s*\(', s)
-                    and re.match(r'\s*SELECT\b', s, re.I)})
+def one(path, func, select=True):
+    found = sorted({s for s in statements(path) if re.search(func, s)
+                    and (not select or re.match(r'\s*SELECT\b', s, re.I))})
     if len(found) != 1:
         sys.exit('fleet_sql.py: %d statements calling %s in %s: %r' % (len(found), func, path, found))
     return ' '.join(found[0].split())
 
 
 src = os.path.join(ROOT, 'src')
-for path, func in (('slot_lease.c', 'cosid.lease_acquire'), ('slot_lease.c', 'cosid.lease_renew'),
-                   ('slot_lease.c', 'cosid.lease_release'), ('segment.c', 'cosid.segment_acquire')):
-    print(one(os.path.join(src, path), func))
+for path, pattern in (('slot_lease.c', r'\bcosid\.lease_acquire\('), ('slot_lease.c', r'\bcosid\.lease_renew\('),
+                      ('slot_lease.c', r'\bcosid\.lease_release\('), ('segment.c', r'\bcosid\.segment_acquire\('),
+                      ('store.c', r'pg_catalog\.set_config\(\$1'), ('store.c', r'\brolsuper\b')):
+    print(one(os.path.join(src, path), pattern))
+print(one(os.path.join(src, 'store.c'), r'^\{lease_acquire,', select=False))
+print(one(os.path.join(src, 'store.c'), r'^\{lease,', select=False))
