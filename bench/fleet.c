@@ -10,7 +10,8 @@
  * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
  * demand: "busy"; new end = max(now, start) + COSID_WINDOW_LEAD_MS = 1 s) or
  * when a renewal is due (a third of the TTL after the last one).  So a busy
- * server renews every 400 ms, an idle one every TTL / 3.  A failed call
+ * server renews about every 300 ms (the turn after less than 700 ms are
+ * left), an idle one every TTL / 3.  A failed call
  * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
  * acquired again.  With --segments R, virtual servers also take R segment
  * ranges a second in all (cosid.segment_acquire, as a segment fetch does);

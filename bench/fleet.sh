@@ -9,7 +9,7 @@
 # worker's protocol (its statements are read from src/slot_lease.c and
 # src/segment.c by bench/fleet_sql.py, sent as the worker sends them) and
 # following its timing: "busy" servers (ids issued all the time) record a new
-# window end every 400 ms, "idle" ones renew every TTL / 3.  Beside them two
+# window end about every 300 ms, "idle" ones renew every TTL / 3.  Beside them two
 # real cosid servers lease slots of the same namespace from the same store
 # (through PgBouncer too), under a light pgbench load (20 ids a second each);
 # each row says whether they held their slots to the end.  The store is
@@ -103,7 +103,7 @@ if [ -n "$PGBOUNCER" ]; then
 	echo "\"$PG_USER\" \"\"" >"$WORK/userlist.txt"
 	cat >"$WORK/pgbouncer.ini" <<EOF
 [databases]
-store = host=127.0.0.1 port=$PORT dbname=postgres
+store = host=127.0.0.1 port=$PORT dbname=postgres connect_query='SELECT pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', false)'
 
 [pgbouncer]
 listen_addr = 127.0.0.1
@@ -115,6 +115,7 @@ pool_mode = transaction
 default_pool_size = 20
 max_db_connections = 20
 max_client_conn = 2100
+query_wait_timeout = 5
 logfile = $WORK/pgbouncer.log
 pidfile = $WORK/bouncer.pid
 EOF
