@@ -16,6 +16,9 @@
 #   BENCH_CHART=path    also copy the chart (SVG) there; BENCH_CHART=1 copies
 #                       it to bench/chart-<major version>.svg, the one docs/benchmarks.md
 #                       shows.  Every run leaves it in tmp/bench/ too.
+#   BENCH_FLEET=0       leaves out the fleet rows (bench/fleet.sh: N servers
+#                       leasing slots from one store, direct and through
+#                       PgBouncer, about 4 minutes; its BENCH_FLEET_* there)
 #   BENCH_CITUS_SECONDS=5, BENCH_CITUS_PORT=54345  the Citus row
 #                       (bench/citus.sh: distributed inserts keyed by
 #                       bigserial, uuid v4, uuid v7 and cosid on a coordinator
@@ -271,6 +274,11 @@ done
 # --- Citus: distributed tables keyed by bigserial, uuids and cosid ---
 
 bash "$BENCH/citus.sh"
+
+# --- a fleet on one lease store: 64 to 1,024 servers, direct and through
+# PgBouncer (bench/fleet.sh; BENCH_FLEET=0 leaves it out) ---
+
+[ "${BENCH_FLEET:-1}" = 0 ] || bash "$BENCH/fleet.sh"
 
 echo
 echo "== TARGETS"

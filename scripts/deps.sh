@@ -45,6 +45,9 @@ packages=(
 	librust-tokio-macros-dev librust-futures-util-dev librust-bytes-dev
 	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
 	postgresql-"$COSID_PG_DEBIAN"-pglogical
+	# the nemesis (test/t/095_nemesis.pl: network namespaces, dropped packets) and
+	# the fleet benchmark through PgBouncer (bench/fleet.py)
+	iproute2 nftables util-linux pgbouncer
 	# HA managers (test/t/076_patroni.pl with one etcd, 077_pg_auto_failover.pl: its
 	# monitor extension exists for bookworm's PostgreSQL only)
 	patroni python3-etcd etcd-server postgresql-"$COSID_PG_DEBIAN"-auto-failover pg-auto-failover-cli

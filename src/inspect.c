@@ -1,10 +1,10 @@
 /*
  * inspect.c - what ids and generators hold: cosid_unpack, cosid_pack,
- * cosid_is_js_safe, and the views cosid_stats (generators' counters) and
- * cosid_slot (this server's slot and window); cosid_slot_confirm(), the
- * operator's word that a copied server's manual slot is its own (the one
- * call here that changes something: it asks the slot worker to open the
- * window).
+ * cosid_is_js_safe, cosid_capacity (a generator's limits and when its ids run
+ * out), and the views cosid_stats (generators' counters) and cosid_slot (this
+ * server's slot and window); cosid_slot_confirm(), the operator's word that a
+ * copied server's manual slot is its own (the one call here that changes
+ * something: it asks the slot worker to open the window).
  *
  * Owns: nothing but these functions.  Must not: issue ids or change a
  * generator's state.
@@ -18,11 +18,15 @@
 #include "slot_lease.h"
 #include "upgrade.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
+#include "common/int.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 
 PG_FUNCTION_INFO_V1(cosid_unpack);
@@ -31,6 +35,7 @@ PG_FUNCTION_INFO_V1(cosid_pack);
 PG_FUNCTION_INFO_V1(cosid_is_js_safe);
 PG_FUNCTION_INFO_V1(cosid_stats);
 PG_FUNCTION_INFO_V1(cosid_slot);
+PG_FUNCTION_INFO_V1(cosid_capacity);
 
 #define JS_MAX_SAFE_INTEGER ((INT64CONST(1) << 53) - 1)
 
@@ -422,4 +427,171 @@ cosid_slot_confirm(PG_FUNCTION_ARGS)
 				 errmsg("the cosid slot worker did not open a window for slot %d within 5 seconds", slot),
 				 errhint("The confirmation stands; check the server log for messages from the cosid slot worker.")));
 	PG_RETURN_BOOL(true);
+}
+
+/* ---------- capacity ---------- */
+
+/* An unsigned 128-bit value hi:lo as numeric. */
+static Datum
+u128_numeric(uint64 hi, uint64 lo)
+{
+	char		buf[48];
+
+	cosid_u128_decimal(hi, lo, buf);
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* 2^bits - 1 (bits 0 to 128) as hi:lo. */
+static void
+u128_mask(int bits, uint64 *hi, uint64 *lo)
+{
+	*lo = bits >= 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
+	*hi = bits <= 64 ? 0 : bits >= 128 ? PG_UINT64_MAX : (UINT64CONST(1) << (bits - 64)) - 1;
+}
+
+/*
+ * The last number a local segment generator's backing sequence handed out
+ * (read as the sequence's owner, as issuing does); false when none was.
+ */
+static bool
+sequence_last_value(Oid seqid, int64 *last)
+{
+	Oid			argtypes[1] = {REGCLASSOID};
+	Datum		values[1] = {ObjectIdGetDatum(seqid)};
+	CosidAsRole as;
+	bool		isnull = true;
+
+	cosid_begin_as_role(cosid_rel_owner(seqid), &as);
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_sequence_last_value($1)", 1, argtypes, values,
+							  NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the backing sequence of a segment generator");
+	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	cosid_end_as_role(&as);
+	return !isnull;
+}
+
+/*
+ * cosid_capacity(name): a generator's limits from its stored layout and this
+ * server's cosid.machine_bits, and when its ids run out.  A time-based id
+ * runs out when its time part does, or earlier when it must fit an int4:
+ * then only the times whose every id (any node, any sequence) fits count.
+ * A layout with fewer node bits than cosid.machine_bits is shown (that is
+ * what one may want to find out), not refused as issuing would.
+ */
+Datum
+cosid_capacity(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	TupleDesc	tupdesc;
+	Datum		values[18];
+	bool		nulls[18] = {false};
+	Jsonb	   *config;
+	CosidGenDef stored;
+	CosidGenDef def;
+	const CosidDefinition *spec = &def.spec;
+	int64		now_ms = cosid_timestamptz_to_ms(GetCurrentTransactionStartTimestamp());
+	bool		seq_known = false;
+	bool		seq_called = false;
+	int64		seq_last = 0;
+	uint64		hi,
+				lo;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	cosid_catalog_check_name(name);
+
+	/*
+	 * Everything read in SPI's memory is gone at SPI_finish: keep the
+	 * definition's scalars (the codec list is not used) and the sequence's
+	 * last number.
+	 */
+	SPI_connect();
+	memset(&stored, 0, sizeof(stored));
+	cosid_catalog_read(name, false, false, &config, &stored, NULL);
+	cosid_gendef_parse(name, config, &def, false);
+	def.spec.strategy = stored.spec.strategy;
+	def.spec.layout = stored.spec.layout;
+	def.spec.codec = NULL;
+	def.spec.adopt = NULL;
+	if (!COSID_TIME_BASED(spec->strategy) && spec->group == COSID_GROUP_NONE &&
+		spec->distributor == COSID_DISTRIBUTOR_LOCAL && OidIsValid(stored.seqid))
+	{
+		seq_known = true;
+		seq_called = sequence_last_value(stored.seqid, &seq_last);
+	}
+	SPI_finish();
+
+	values[0] = CStringGetTextDatum(cosid_strategy_name(spec->strategy));
+	values[7] = Int32GetDatum(cosid_machine_bits);
+	values[9] = Int64GetDatum(INT64CONST(1) << cosid_machine_bits);
+	if (COSID_TIME_BASED(spec->strategy))
+	{
+		const CosidLayout *l = &spec->layout;
+		int			low = l->node_bits + l->seq_bits + spec->uncertainty_bits;
+		int			total = l->time_bits + low;
+		int			value_bits = spec->int32 ? Min(total, 31) : total;
+		/* the time bits whose every id fits: all of them, unless "int" */
+		int			eff = Max(Min(l->time_bits, value_bits - low), 0);
+		int64		span;
+		int64		out_ms;
+		int64		out_us;
+		bool		fits;
+
+		values[1] = CStringGetTextDatum(l->unit_ms == 1000 ? "s" : "ms");
+		values[2] = TimestampTzGetDatum(cosid_ms_to_timestamptz(l->epoch_ms));
+		values[3] = Int32GetDatum(l->time_bits);
+		values[4] = Int32GetDatum(l->node_bits);
+		values[5] = Int32GetDatum(l->seq_bits);
+		values[6] = Int32GetDatum(spec->uncertainty_bits);
+		values[8] = Int64GetDatum(INT64CONST(1) << l->node_bits);
+		values[10] = Int64GetDatum(INT64CONST(1) << l->seq_bits);
+		values[11] = DirectFunctionCall2(numeric_mul,
+										 NumericGetDatum(int64_to_numeric(INT64CONST(1) << l->seq_bits)),
+										 NumericGetDatum(int64_to_numeric(1000 / l->unit_ms)));
+		u128_mask(spec->int32 ? Min(total, 31) : total, &hi, &lo);
+		values[12] = u128_numeric(hi, lo);
+		/* the first instant past the last time unit that holds ids */
+		fits = eff < 63 &&
+			!pg_mul_s64_overflow(INT64CONST(1) << eff, l->unit_ms, &span) &&
+			!pg_add_s64_overflow(l->epoch_ms, span, &out_ms) &&
+			!pg_mul_s64_overflow(out_ms, 1000, &out_us) &&
+			IS_VALID_TIMESTAMP(cosid_ms_to_timestamptz(out_ms));
+		if (fits)
+			values[13] = TimestampTzGetDatum(cosid_ms_to_timestamptz(out_ms));
+		else
+			nulls[13] = true;	/* past the end of timestamptz */
+		values[14] = Float8GetDatum(((double) l->epoch_ms + ldexp(1.0, eff) * (double) l->unit_ms -
+									 (double) now_ms) / (365.2425 * 86400000.0));
+		values[15] = BoolGetDatum(spec->strategy != COSID_STRATEGY_COSID80 &&
+								  (spec->int32 || total <= 53));
+		nulls[16] = nulls[17] = true;
+	}
+	else
+	{
+		int64		max = spec->int32 ? PG_INT32_MAX : PG_INT64_MAX;
+
+		for (int i = 1; i <= 6; i++)
+			nulls[i] = true;
+		nulls[8] = nulls[10] = nulls[11] = nulls[13] = nulls[14] = true;
+		values[12] = NumericGetDatum(int64_to_numeric(max));
+		values[15] = BoolGetDatum(spec->int32);
+		/*
+		 * What is left: below the largest number, above the last one this
+		 * server's sequence handed out (at least start).  A period's numbers
+		 * (group) restart each period, and a lease-store counter lives on
+		 * the store: neither is known here.
+		 */
+		if (seq_known)
+		{
+			int64		last = seq_called ? Max(seq_last, spec->start - 1) : spec->start - 1;
+
+			values[16] = Int64GetDatum(seq_last);
+			nulls[16] = !seq_called;
+			values[17] = NumericGetDatum(int64_to_numeric(last >= max ? 0 : max - last));
+		}
+		else
+			nulls[16] = nulls[17] = true;
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

@@ -1,0 +1,771 @@
+/*
+ * fleet.c - the fleet simulator of make bench (bench/fleet.sh): N virtual
+ * cosid servers, each holding a slot of one lease store the way a server's
+ * slot worker does (src/worker.c, src/slot_lease.c), on one connection each,
+ * all driven by one poll() loop.
+ *
+ * Each virtual server runs the worker's turn every COSID_WORKER_TURN_MS
+ * (100 ms): without a slot it acquires one (the previous holder's window end
+ * is where its window starts); then it records a window end when the window
+ * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
+ * demand: "busy"; new end = max(now, start) + COSID_WINDOW_LEAD_MS = 1 s) or
+ * when a renewal is due (a third of the TTL after the last one).  So a busy
+ * server renews about every 300 ms (the turn after less than 700 ms are
+ * left), an idle one every TTL / 3.  A failed call
+ * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
+ * acquired again.  With --segments R, virtual servers also take R segment
+ * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
+ * with --restarts R, R of them a second release their slot and acquire one
+ * again (a clean restart), so acquire and release run beside the renewals.
+ *
+ * The statements are the worker's own, read from the C sources by
+ * bench/fleet_sql.py (the file --sql names: acquire, renew, release, segment,
+ * then the pin and trust statements a new store connection runs first and
+ * the trust check's two parameters, one a line) and sent as the server sends
+ * them: PQsendQueryParams, each parameter in text with the type its cast in
+ * the statement names ($2::pg_catalog.int4: int4).
+ *
+ * Measured over --seconds after --warmup: every call's latency (send to
+ * last result), per kind; the CPU the store's processes used (the
+ * postmaster's children from /proc, and the postmaster's own and reaped
+ * children's time) and PgBouncer's (--bouncer-pid); the store's client
+ * connections (pg_stat_activity, through --admin).  Printed as key=value
+ * lines.  At the end every virtual server releases its slot.
+ *
+ *   fleet --conninfo C --admin C --sql FILE --n N [--seconds 15] [--warmup 5]
+ *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
+ *         [--prefix sim] [--store-pid PID] [--bouncer-pid PID] [--segments R]
+ *         [--restarts R]
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "libpq-fe.h"
+
+#define TURN_MS 100
+#define RENEW_MS 700
+#define LEAD_MS 1000
+#define BACKOFF_FIRST_MS 100
+#define BACKOFF_MAX_MS 2000
+#define STORE_TIMEOUT_MS 5000
+
+enum Kind
+{
+	K_ACQUIRE,
+	K_RENEW,
+	K_RELEASE,
+	K_SEGMENT,
+	K_COUNT
+};
+static const char *kind_name[K_COUNT] = {"acquire", "renew", "release", "segment"};
+static char *sql[K_COUNT];
+static Oid	types[K_COUNT][8];
+/* what a new connection runs first (src/store.c, store_trust) */
+static char *pin_sql,
+		   *trust_sql,
+		   *trust_params[2];
+static Oid	pin_types[8],
+			trust_types[8];
+
+/* The parameters' types, from their casts: $n::pg_catalog.name (or name[]). */
+static void
+param_types(const char *q, Oid *out, int max)
+{
+	static const struct
+	{
+		const char *name;
+		Oid			oid;
+	}			known[] = {{"text", 25}, {"int4", 23}, {"int8", 20}, {"interval", 1186},
+	{"uuid", 2950}, {"name[]", 1003}, {"text[]", 1009}};
+	const char *p = q;
+
+	for (int i = 0; i < max; i++)
+		out[i] = 0;
+	while ((p = strchr(p, '$')) != NULL)
+	{
+		int			n = atoi(p + 1);
+		const char *c = strstr(p, "::pg_catalog.");
+
+		p++;
+		if (n < 1 || n > max || c == NULL || c - p > 4)
+			continue;
+		c += strlen("::pg_catalog.");
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		{
+			size_t		len = strlen(known[k].name);
+
+			if (strncmp(c, known[k].name, len) == 0 &&
+				(known[k].name[len - 1] == ']' || c[len] != '['))
+			{
+				out[n - 1] = known[k].oid;
+				break;
+			}
+		}
+		if (out[n - 1] == 0)
+		{
+			fprintf(stderr, "fleet: unknown type of $%d in %s\n", n, q);
+			exit(2);
+		}
+	}
+}
+
+/* A new connection's first statements, as the server runs them: false on failure. */
+static bool
+setup_conn(PGconn *conn)
+{
+	const char *pin_params[2] = {"search_path", "pg_catalog, pg_temp"};
+	PGresult   *r;
+	bool		ok;
+
+	PQsetnonblocking(conn, 0);
+	r = PQexecParams(conn, pin_sql, 2, pin_types, pin_params, NULL, NULL, 0);
+	ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+	PQclear(r);
+	if (!ok)
+		return false;
+	r = PQexecParams(conn, trust_sql, 2, trust_types, (const char *const *) trust_params, NULL, NULL, 0);
+	ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0;
+	PQclear(r);
+	PQsetnonblocking(conn, 1);
+	return ok;
+}
+
+typedef struct Holder
+{
+	PGconn	   *conn;
+	int			slot;			/* -1: none */
+	char		token[64];
+	int64_t		start;
+	int64_t		end;
+	int64_t		renewed;
+	int64_t		next_turn;
+	int64_t		backoff_ms;
+	int			inflight;		/* a kind, or -1 */
+	int64_t		sent_us;
+	int64_t		pending_end;
+	bool		segment_due;
+	bool		restart_due;	/* release, then acquire again */
+	char		instance[64];
+} Holder;
+
+/* latencies (ms) of one kind within the window */
+typedef struct Lat
+{
+	double	   *v;
+	size_t		n,
+				cap;
+	long		errors;
+} Lat;
+
+static Lat	lat[K_COUNT];
+static int	nholders;
+static Holder *holders;
+static const char *ns = "fleet";
+static int	ttl_s = 10;
+static int	slot_bits = 11;
+static bool busy = true;
+static double segments_per_s = 0;
+static double restarts_per_s = 0;
+static bool measuring = false;
+static long lost_leases = 0;
+
+static int64_t
+now_us(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t) tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+static int64_t
+now_ms(void)
+{
+	return now_us() / 1000;
+}
+
+static void
+lat_add(Lat *l, double ms)
+{
+	if (l->n == l->cap)
+	{
+		l->cap = l->cap ? l->cap * 2 : 4096;
+		l->v = realloc(l->v, l->cap * sizeof(double));
+		if (l->v == NULL)
+		{
+			perror("realloc");
+			exit(1);
+		}
+	}
+	l->v[l->n++] = ms;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct(Lat *l, double p)
+{
+	size_t		i;
+
+	if (l->n == 0)
+		return 0;
+	i = (size_t) (p * (double) (l->n - 1) + 0.5);
+	return l->v[i];
+}
+
+static void
+send_call(Holder *h, int kind, int64_t now)
+{
+	char		slot_s[16],
+				end_s[32],
+				bits_s[16],
+				ttl_s_text[32];
+	const char *params[7];
+	int			n = 0;
+
+	snprintf(slot_s, sizeof(slot_s), "%d", h->slot);
+	snprintf(bits_s, sizeof(bits_s), "%d", slot_bits);
+	snprintf(ttl_s_text, sizeof(ttl_s_text), "%d seconds", ttl_s);
+	switch (kind)
+	{
+		case K_ACQUIRE:
+			params[n++] = ns;
+			params[n++] = h->instance;
+			params[n++] = bits_s;
+			params[n++] = ttl_s_text;
+			break;
+		case K_RENEW:
+			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->pending_end);
+			params[n++] = ns;
+			params[n++] = slot_s;
+			params[n++] = h->instance;
+			params[n++] = h->token;
+			params[n++] = end_s;
+			params[n++] = ttl_s_text;
+			break;
+		case K_RELEASE:
+			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
+			params[n++] = ns;
+			params[n++] = slot_s;
+			params[n++] = h->instance;
+			params[n++] = h->token;
+			params[n++] = end_s;
+			break;
+		case K_SEGMENT:
+			params[n++] = ns;
+			params[n++] = "fleetdb";
+			params[n++] = "fleet_segments";
+			params[n++] = "postgres";
+			params[n++] = "100";
+			params[n++] = "1";
+			params[n++] = "10";
+			break;
+	}
+	h->sent_us = now_us();
+	if (!PQsendQueryParams(h->conn, sql[kind], n, types[kind], params, NULL, NULL, 0))
+	{
+		fprintf(stderr, "fleet: could not send: %s", PQerrorMessage(h->conn));
+		h->inflight = -1;
+		if (measuring)
+			lat[kind].errors++;
+		h->next_turn = now + h->backoff_ms;
+		return;
+	}
+	PQflush(h->conn);
+	h->inflight = kind;
+	(void) now;
+}
+
+/* The worker's turn (src/worker.c, worker_turn): maybe send one call. */
+static void
+turn(Holder *h, int64_t now)
+{
+	bool		extend;
+
+	if (h->slot < 0)
+	{
+		send_call(h, K_ACQUIRE, now);
+		return;
+	}
+	if (h->restart_due)
+	{
+		/* a clean restart: release, then (next turn) acquire */
+		h->restart_due = false;
+		send_call(h, K_RELEASE, now);
+		return;
+	}
+	extend = h->end == 0 || (h->end - now < RENEW_MS && busy);
+	if (!extend && !(now - h->renewed >= (int64_t) ttl_s * 1000 / 3))
+	{
+		if (h->segment_due)
+		{
+			h->segment_due = false;
+			send_call(h, K_SEGMENT, now);
+			return;
+		}
+		h->next_turn = now + TURN_MS;
+		return;
+	}
+	{
+		int64_t		base = now > h->start ? now : h->start;
+
+		h->pending_end = extend ? (base + LEAD_MS > h->end ? base + LEAD_MS : h->end) : h->end;
+	}
+	send_call(h, K_RENEW, now);
+}
+
+static void
+failed(Holder *h, int kind, int64_t now, const char *why)
+{
+	static long logged = 0;
+
+	if (measuring)
+		lat[kind].errors++;
+	if (logged++ < 10)
+		fprintf(stderr, "fleet: %s of %s failed: %s\n", kind_name[kind], h->instance, why);
+	h->next_turn = now + h->backoff_ms;
+	h->backoff_ms = h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : h->backoff_ms * 2;
+	if (PQstatus(h->conn) != CONNECTION_OK)
+	{
+		PQreset(h->conn);
+		if (PQstatus(h->conn) == CONNECTION_OK)
+			(void) setup_conn(h->conn);
+		PQsetnonblocking(h->conn, 1);
+	}
+}
+
+/* A call's answer has come: act on it as the worker does. */
+static void
+answered(Holder *h, PGresult *res)
+{
+	int			kind = h->inflight;
+	int64_t		now = now_ms();
+	double		ms = (double) (now_us() - h->sent_us) / 1000.0;
+
+	h->inflight = -1;
+	if (measuring)
+		lat_add(&lat[kind], ms);
+	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+		if (kind == K_RENEW && state != NULL && strcmp(state, "55000") == 0)
+		{
+			lost_leases++;
+			h->slot = -1;
+			h->end = 0;
+		}
+		failed(h, kind, now, res ? PQresultErrorMessage(res) : PQerrorMessage(h->conn));
+		return;
+	}
+	h->backoff_ms = BACKOFF_FIRST_MS;
+	switch (kind)
+	{
+		case K_ACQUIRE:
+			h->slot = atoi(PQgetvalue(res, 0, 0));
+			h->start = atoll(PQgetvalue(res, 0, 1));
+			snprintf(h->token, sizeof(h->token), "%s", PQgetvalue(res, 0, 2));
+			h->end = 0;
+			h->renewed = 0;
+			/* the same turn goes on to record the first window end */
+			turn(h, now);
+			return;
+		case K_RENEW:
+			h->end = h->pending_end;
+			h->renewed = now;
+			break;
+		case K_RELEASE:
+			h->slot = -1;
+			h->end = 0;
+			break;
+		default:
+			break;
+	}
+	h->next_turn = now + TURN_MS;
+}
+
+/* CPU seconds of a process tree: pid's own and reaped children's, and its
+ * live children's (clock ticks). */
+static long
+proc_ticks(int pid, bool with_children)
+{
+	long		total = 0;
+	char		path[64],
+				buf[1024];
+	FILE	   *f;
+	DIR		   *d;
+	struct dirent *e;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((f = fopen(path, "r")) != NULL)
+	{
+		if (fgets(buf, sizeof(buf), f))
+		{
+			char	   *p = strrchr(buf, ')');
+			long		ut,
+						st,
+						cut,
+						cst;
+
+			if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld %ld %ld",
+							&ut, &st, &cut, &cst) == 4)
+				total += ut + st + cut + cst;
+		}
+		fclose(f);
+	}
+	if (!with_children || (d = opendir("/proc")) == NULL)
+		return total;
+	while ((e = readdir(d)) != NULL)
+	{
+		int			child = atoi(e->d_name);
+
+		if (child <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", child);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f))
+		{
+			char	   *p = strrchr(buf, ')');
+			int			ppid;
+			long		ut,
+						st;
+
+			if (p && sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+							&ppid, &ut, &st) == 3 && ppid == pid)
+				total += ut + st;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return total;
+}
+
+static char *
+read_line(FILE *f)
+{
+	char		buf[4096];
+	size_t		len;
+
+	if (!fgets(buf, sizeof(buf), f))
+		return NULL;
+	len = strlen(buf);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	return strdup(buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *conninfo = NULL,
+			   *admin = NULL,
+			   *sqlfile = NULL,
+			   *prefix = "sim";
+	int			seconds = 15,
+				warmup = 5,
+				store_pid = 0,
+				bouncer_pid = 0;
+	struct pollfd *pfd;
+	int64_t		t0,
+				m0 = 0,
+				m1 = 0;
+	long		cpu0 = 0,
+				cpu1 = 0,
+				bcpu0 = 0,
+				bcpu1 = 0;
+	long		conns = -1;
+	double		seg_credit = 0;
+	double		restart_credit = 0;
+	int64_t		last_loop;
+	int			ramp_ms;
+	FILE	   *f;
+
+	for (int i = 1; i < argc; i++)
+	{
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--idle") == 0)
+		{
+			busy = false;
+			continue;
+		}
+		if (v == NULL)
+		{
+			fprintf(stderr, "fleet: %s needs a value\n", a);
+			return 2;
+		}
+		i++;
+		if (strcmp(a, "--conninfo") == 0)
+			conninfo = v;
+		else if (strcmp(a, "--admin") == 0)
+			admin = v;
+		else if (strcmp(a, "--sql") == 0)
+			sqlfile = v;
+		else if (strcmp(a, "--n") == 0)
+			nholders = atoi(v);
+		else if (strcmp(a, "--seconds") == 0)
+			seconds = atoi(v);
+		else if (strcmp(a, "--warmup") == 0)
+			warmup = atoi(v);
+		else if (strcmp(a, "--ttl") == 0)
+			ttl_s = atoi(v);
+		else if (strcmp(a, "--slot-bits") == 0)
+			slot_bits = atoi(v);
+		else if (strcmp(a, "--namespace") == 0)
+			ns = v;
+		else if (strcmp(a, "--prefix") == 0)
+			prefix = v;
+		else if (strcmp(a, "--store-pid") == 0)
+			store_pid = atoi(v);
+		else if (strcmp(a, "--bouncer-pid") == 0)
+			bouncer_pid = atoi(v);
+		else if (strcmp(a, "--segments") == 0)
+			segments_per_s = atof(v);
+		else if (strcmp(a, "--restarts") == 0)
+			restarts_per_s = atof(v);
+		else
+		{
+			fprintf(stderr, "fleet: unknown option %s\n", a);
+			return 2;
+		}
+	}
+	if (conninfo == NULL || sqlfile == NULL || nholders <= 0)
+	{
+		fprintf(stderr, "usage: fleet --conninfo C --sql FILE --n N [options] (see fleet.c)\n");
+		return 2;
+	}
+	if ((f = fopen(sqlfile, "r")) == NULL)
+	{
+		perror(sqlfile);
+		return 2;
+	}
+	for (int k = 0; k < K_COUNT; k++)
+		if ((sql[k] = read_line(f)) == NULL)
+		{
+			fprintf(stderr, "fleet: %s has no %s statement\n", sqlfile, kind_name[k]);
+			return 2;
+		}
+		else
+			param_types(sql[k], types[k], 8);
+	if ((pin_sql = read_line(f)) == NULL || (trust_sql = read_line(f)) == NULL ||
+		(trust_params[0] = read_line(f)) == NULL || (trust_params[1] = read_line(f)) == NULL)
+	{
+		fprintf(stderr, "fleet: %s lacks the connection's statements\n", sqlfile);
+		return 2;
+	}
+	param_types(pin_sql, pin_types, 8);
+	param_types(trust_sql, trust_types, 8);
+	fclose(f);
+
+	holders = calloc(nholders, sizeof(Holder));
+	pfd = calloc(nholders, sizeof(struct pollfd));
+	srandom((unsigned) now_us());
+	t0 = now_ms();
+	for (int i = 0; i < nholders; i++)
+	{
+		Holder	   *h = &holders[i];
+
+		h->conn = PQconnectdb(conninfo);
+		if (PQstatus(h->conn) != CONNECTION_OK)
+		{
+			fprintf(stderr, "fleet: connection %d: %s", i, PQerrorMessage(h->conn));
+			return 1;
+		}
+		if (!setup_conn(h->conn))
+		{
+			fprintf(stderr, "fleet: connection %d: pinning or the trust check failed: %s", i,
+					PQerrorMessage(h->conn));
+			return 1;
+		}
+		h->slot = -1;
+		h->inflight = -1;
+		h->backoff_ms = BACKOFF_FIRST_MS;
+		snprintf(h->instance, sizeof(h->instance), "%s-%d", prefix, i);
+	}
+	fprintf(stderr, "fleet: %d connections in %lld ms\n", nholders, (long long) (now_ms() - t0));
+	/*
+	 * Start at random times over the ramp (5 ms a server, at least 1 s), as
+	 * servers started over a while; the warm-up begins after it.
+	 */
+	t0 = now_ms();
+	ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
+	for (int i = 0; i < nholders; i++)
+		holders[i].next_turn = t0 + random() % ramp_ms;
+	t0 += ramp_ms;
+
+	last_loop = t0;
+	for (;;)
+	{
+		int64_t		now = now_ms();
+		int64_t		wake = now + TURN_MS;
+		int			np;
+
+		if (!measuring && m0 == 0 && now >= t0 + warmup * 1000)
+		{
+			measuring = true;
+			m0 = now;
+			cpu0 = proc_ticks(store_pid, true);
+			bcpu0 = proc_ticks(bouncer_pid, false);
+		}
+		if (measuring && now >= m0 + seconds * 1000)
+		{
+			measuring = false;
+			m1 = now;
+			cpu1 = proc_ticks(store_pid, true);
+			bcpu1 = proc_ticks(bouncer_pid, false);
+			break;
+		}
+		/* segment fetches: R a second, each by a random holder */
+		seg_credit += segments_per_s * (double) (now - last_loop) / 1000.0;
+		while (seg_credit >= 1)
+		{
+			holders[random() % nholders].segment_due = true;
+			seg_credit -= 1;
+		}
+		restart_credit += restarts_per_s * (double) (now - last_loop) / 1000.0;
+		while (restart_credit >= 1)
+		{
+			holders[random() % nholders].restart_due = true;
+			restart_credit -= 1;
+		}
+		last_loop = now;
+		for (int i = 0; i < nholders; i++)
+		{
+			Holder	   *h = &holders[i];
+
+			if (h->inflight < 0 && h->next_turn <= now)
+				turn(h, now);
+			if (h->inflight >= 0 && now_us() - h->sent_us > (int64_t) STORE_TIMEOUT_MS * 1000)
+			{
+				/* the worker's deadline: give up on the connection */
+				int			k = h->inflight;
+
+				h->inflight = -1;
+				PQreset(h->conn);
+				if (PQstatus(h->conn) == CONNECTION_OK)
+					(void) setup_conn(h->conn);
+				PQsetnonblocking(h->conn, 1);
+				failed(h, k, now, "timed out");
+			}
+			if (h->inflight < 0 && h->next_turn < wake)
+				wake = h->next_turn;
+			pfd[i].fd = PQsocket(h->conn);
+			pfd[i].events = h->inflight >= 0 ? POLLIN : 0;
+			pfd[i].revents = 0;
+		}
+		np = poll(pfd, nholders, (int) (wake > now ? wake - now : 0));
+		if (np < 0 && errno != EINTR)
+		{
+			perror("poll");
+			return 1;
+		}
+		for (int i = 0; i < nholders && np > 0; i++)
+		{
+			Holder	   *h = &holders[i];
+			PGresult   *res,
+					   *last = NULL;
+
+			if (!(pfd[i].revents & (POLLIN | POLLERR | POLLHUP)) || h->inflight < 0)
+				continue;
+			if (!PQconsumeInput(h->conn))
+			{
+				int			k = h->inflight;
+
+				h->inflight = -1;
+				failed(h, k, now_ms(), PQerrorMessage(h->conn));
+				PQsetnonblocking(h->conn, 1);
+				continue;
+			}
+			if (PQisBusy(h->conn))
+				continue;
+			while ((res = PQgetResult(h->conn)) != NULL)
+			{
+				PQclear(last);
+				last = res;
+			}
+			answered(h, last);
+			PQclear(last);
+		}
+	}
+
+	if (admin != NULL)
+	{
+		PGconn	   *a = PQconnectdb(admin);
+		PGresult   *r = PQexec(a, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+
+		if (PQresultStatus(r) == PGRES_TUPLES_OK)
+			conns = atol(PQgetvalue(r, 0, 0));
+		PQclear(r);
+		PQfinish(a);
+	}
+
+	{
+		double		secs = (double) (m1 - m0) / 1000.0;
+		long		hz = sysconf(_SC_CLK_TCK);
+		long		held = 0;
+
+		for (int i = 0; i < nholders; i++)
+			held += holders[i].slot >= 0;
+		printf("holders=%d\nbusy=%d\nseconds=%.1f\nheld=%ld\nlost_leases=%ld\n", nholders, busy, secs, held,
+			   lost_leases);
+		printf("store_cpu_pct=%.1f\n", 100.0 * (double) (cpu1 - cpu0) / (double) hz / secs);
+		if (bouncer_pid > 0)
+			printf("bouncer_cpu_pct=%.1f\n", 100.0 * (double) (bcpu1 - bcpu0) / (double) hz / secs);
+		printf("store_connections=%ld\n", conns);
+		for (int k = 0; k < K_COUNT; k++)
+		{
+			Lat		   *l = &lat[k];
+
+			qsort(l->v, l->n, sizeof(double), cmp_double);
+			printf("%s_calls=%zu\n%s_per_s=%.1f\n%s_errors=%ld\n", kind_name[k], l->n, kind_name[k],
+				   (double) l->n / secs, kind_name[k], l->errors);
+			if (l->n > 0)
+				printf("%s_p50_ms=%.2f\n%s_p99_ms=%.2f\n%s_p999_ms=%.2f\n%s_max_ms=%.2f\n",
+					   kind_name[k], pct(l, 0.50), kind_name[k], pct(l, 0.99), kind_name[k],
+					   pct(l, 0.999), kind_name[k], l->v[l->n - 1]);
+		}
+	}
+
+	/* give every slot back, as a clean shutdown does */
+	for (int i = 0; i < nholders; i++)
+	{
+		Holder	   *h = &holders[i];
+		PGresult   *res;
+
+		/* a call still out: wait for its answer (blocking) */
+		PQsetnonblocking(h->conn, 0);
+		while ((res = PQgetResult(h->conn)) != NULL)
+			PQclear(res);
+		if (h->slot >= 0)
+		{
+			char		slot_s[16],
+						end_s[32];
+			const char *params[5] = {ns, slot_s, h->instance, h->token, end_s};
+
+			snprintf(slot_s, sizeof(slot_s), "%d", h->slot);
+			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
+			PQclear(PQexecParams(h->conn, sql[K_RELEASE], 5, types[K_RELEASE], params, NULL, NULL, 0));
+		}
+		PQfinish(h->conn);
+	}
+	return 0;
+}
