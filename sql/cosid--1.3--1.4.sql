@@ -316,11 +316,14 @@ BEGIN
 				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
 				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
 	END IF;
-	-- one call per namespace at a time: the namespace's row, which only the
-	-- table's owner may lock
+	-- renewals of one namespace run side by side, each holding the
+	-- namespace's row FOR SHARE (which only the table's owner may take):
+	-- acquire and release take it FOR UPDATE, so they still run alone,
+	-- never beside a renewal; two renewals of one slot are ordered by the
+	-- lease's row (the UPDATE below)
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
-	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR UPDATE;
+	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR SHARE;
 	-- the answer is durable whatever the caller or the store set: a lease (and
 	-- window end) the store answered for survives its crash, and with a
 	-- synchronous standby its failover
@@ -504,76 +507,12 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 -- end of Capacity (1.4)
 
 -- Fleet (1.4)
--- One store for a fleet (issue 31, bench/fleet.sh): lease_renew as in "The
--- lease store trusts only superusers (1.4)" above, but renewals no longer
--- wait for one another.  Every call of a namespace used to lock the
+-- One store for a fleet (issue 31, bench/fleet.sh): lease_renew, defined in
+-- "The lease store trusts only superusers (1.4)" above, lets renewals run
+-- side by side.  Every call of a namespace used to lock the
 -- namespace's row FOR UPDATE until it committed, and each commits
 -- synchronously, so a namespace's renewals ran one fsync after another: at
 -- 1,024 busy holders (2,560 renewals a second) they queued.  A renewal now
 -- holds it FOR SHARE; acquire and release keep FOR UPDATE, so neither runs
 -- beside a renewal, as before, and renewals share their WAL flushes.
-CREATE OR REPLACE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, token uuid,
-								  window_end bigint, ttl interval)
-RETURNS timestamptz
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	expiry timestamptz;
-	now_ms bigint;
-	ahead_ms bigint;
-	ttl_limit interval;
-BEGIN
-	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_renew.namespace;
-	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
-	IF ttl > ttl_limit THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
-			ttl, lease_renew.namespace, ttl_limit
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
-				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
-	END IF;
-	-- renewals of one namespace run side by side, each holding the
-	-- namespace's row FOR SHARE (which only the table's owner may take):
-	-- acquire and release take it FOR UPDATE, so they still run alone,
-	-- never beside a renewal; two renewals of one slot are ordered by the
-	-- lease's row (the UPDATE below)
-	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
-	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
-	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR SHARE;
-	-- the answer is durable whatever the caller or the store set: a lease (and
-	-- window end) the store answered for survives its crash, and with a
-	-- synchronous standby its failover
-	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
-	ahead_ms := (EXTRACT(epoch FROM ttl) * 1000)::bigint + 1000;
-	IF lease_renew.window_end > now_ms + ahead_ms THEN
-		RAISE EXCEPTION 'invalid cosid lease request: window end % is % ms ahead of the lease store''s clock',
-			lease_renew.window_end, lease_renew.window_end - now_ms
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('A holder may record a window end at most its TTL (%s) and 1 second ahead of the store''s clock, here %s ms.',
-											 ttl, ahead_ms),
-				  HINT = 'The clock of the server that holds the slot is probably ahead of the lease store''s: synchronise them (NTP).';
-	END IF;
-	UPDATE cosid.lease e
-	SET expires_at = pg_catalog.clock_timestamp() + ttl,
-		window_end = GREATEST(e.window_end, lease_renew.window_end),
-		renewed_at = pg_catalog.clock_timestamp(),
-		holder = session_user
-	WHERE e.namespace = lease_renew.namespace AND e.slot = lease_renew.slot
-	  AND e.instance = lease_renew.instance AND e.token = lease_renew.token
-	  AND (e.holder = session_user OR e.holder IS NULL)
-	RETURNING e.expires_at INTO expiry;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
-			lease_renew.slot, lease_renew.namespace, lease_renew.instance
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = 'The lease was taken over or released, or the token is not the one its acquire returned, or this role did not acquire it.';
-	END IF;
-	RETURN expiry;
-END
-$$;
 -- end of Fleet (1.4)
