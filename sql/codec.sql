@@ -315,7 +315,7 @@ FROM tokens;
 
 -- what each codec function promises the planner
 SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict
-FROM pg_proc p WHERE proname IN ('cosid_encode', 'cosid_decode') ORDER BY 1::text;
+FROM pg_proc p WHERE proname IN ('cosid_encode', 'cosid_decode') ORDER BY p.oid::regprocedure::text;
 
 -- Parameters of no declared type, as drivers send them (1.3): each name has
 -- one form, so the server resolves every call the one way.

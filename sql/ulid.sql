@@ -146,7 +146,7 @@ SELECT ulid_hash('01HTQW311N1KR5G0Y75M3EF00H') = ulid_hash('01htqw311n1kr5g0y75m
 -- casts: none implicit; text (and since 1.2 varchar) is assignment, timestamptz explicit
 SELECT castsource::regtype, casttarget::regtype, castcontext, castmethod
 FROM pg_cast WHERE castsource = 'ulid'::regtype OR casttarget = 'ulid'::regtype
-ORDER BY 1::text, 2::text;
+ORDER BY castsource::regtype::text, casttarget::regtype::text;
 CREATE TABLE assign (t text, v uuid, u ulid);
 INSERT INTO assign VALUES ('01HTQW311N1KR5G0Y75M3EF00H'::ulid, '01HTQW311N1KR5G0Y75M3EF00H'::ulid, NULL);
 INSERT INTO assign (u) SELECT t FROM assign;

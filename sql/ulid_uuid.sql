@@ -344,4 +344,4 @@ SELECT pg_temp.err($q$SELECT '018eafc1-8435-0cf0-5803-c72d06e78011'::uuid = '01H
 -- no implicit cast to or from ulid; varchar -> ulid is an assignment cast
 SELECT castsource::regtype, casttarget::regtype, castcontext, castmethod
 FROM pg_cast WHERE castsource = 'ulid'::regtype OR casttarget = 'ulid'::regtype
-ORDER BY 1::text, 2::text;
+ORDER BY castsource::regtype::text, casttarget::regtype::text;

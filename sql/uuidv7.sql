@@ -96,7 +96,7 @@ SELECT pg_temp.agrees() AS uuid_extract_timestamp;
 SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict
 FROM pg_proc p
 WHERE p.proname IN ('gen_uuidv7', 'gen_uuidv7_monotonic', 'uuidv7_time')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 
 -- a primary key of version 7 uuids: inserted in time order, found again
 CREATE TEMP TABLE k (id uuid PRIMARY KEY DEFAULT gen_uuidv7(), n int);
