@@ -36,7 +36,7 @@ CORE_OBJS = src/core/backoff.o src/core/ulid.o src/core/timegen.o src/core/text.
 	src/core/codec_run.o src/core/codec_encode.o src/core/codec_decode.o \
 	src/core/json.o src/core/definition.o
 OBJS = src/cosid.o src/util.o src/random.o src/ulid_type.o src/slot.o src/store.o \
-	src/history.o src/restore.o \
+	src/history.o src/restore.o src/names.o \
 	src/slot_manual.o src/slot_lease.o src/slot_citus.o src/worker.o src/wal.o src/gendef.o \
 	src/codecbind.o src/codecfuncs.o src/catalog.o src/ddl.o src/genstate.o \
 	src/gencache.o src/citus.o src/segment.o src/issue.o src/inspect.o src/upgrade.o $(CORE_OBJS)

@@ -32,8 +32,15 @@ COSID_PG_DEBIAN=15
 COSID_CACHE=${COSID_CACHE:-/var/cache/cosid}
 
 # pg_config_of VERSION: that version's pg_config (which need not exist yet).
+# COSID_PG_CONFIG_<VERSION> names another installation of it (a developer's
+# private copy, so that two work trees do not install over each other's
+# cosid; PostgreSQL's installations can be moved as a whole); scripts/pg.sh
+# then builds no server for that version.
 pg_config_of() {
-	if [ "$1" = "$COSID_PG_DEBIAN" ]; then
+	local own="COSID_PG_CONFIG_$1"
+	if [ -n "${!own:-}" ]; then
+		echo "${!own}"
+	elif [ "$1" = "$COSID_PG_DEBIAN" ]; then
 		echo "/usr/lib/postgresql/$1/bin/pg_config"
 	else
 		echo "$COSID_CACHE/pg$1/bin/pg_config"

@@ -102,8 +102,8 @@ install_pgtap() {
 
 # server VERSION: bookworm's version is a package (deps.sh); others are built.
 server() {
-	local v=$1 tarball stamp build t0
-	if [ "$v" = "$COSID_PG_DEBIAN" ]; then
+	local v=$1 tarball stamp build t0 own="COSID_PG_CONFIG_$1"
+	if [ "$v" = "$COSID_PG_DEBIAN" ] || [ -n "${!own:-}" ]; then
 		[ -x "$(pg_config_of "$v")" ] || die "PostgreSQL $v is not installed: run scripts/deps.sh"
 		return 0
 	fi

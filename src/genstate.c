@@ -62,6 +62,7 @@
  *   holding the most.
  */
 #include "genstate.h"
+#include "names.h"
 #include "slot.h"
 #include "upgrade.h"
 
@@ -78,13 +79,6 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#define NAMES_FILE	COSID_STATE_DIR "/names"
-#define NAMES_TMP	COSID_STATE_DIR "/names.tmp"
-#define NAMES_MAGIC 0xC051D4A3u
-#define NAMES_VERSION 4
-#define NAMES_VERSION_1_3 3
-#define NAMES_VERSION_1_2 2
-
 /* An entry unused this long may be freed when every entry is taken. */
 #define IDLE_MS		10000
 
@@ -92,9 +86,6 @@ int			cosid_max_generators = 1024;
 
 CosidGenEntry *cosid_gen_entries = NULL;
 LWLock	   *cosid_gen_hash_lock = NULL;
-
-/* guards pg_cosid/names */
-static LWLock *names_lock = NULL;
 
 /* CosidGenKey -> index into cosid_gen_entries */
 typedef struct CosidGenRef
@@ -108,124 +99,6 @@ static HTAB *gen_hash = NULL;
 /* the end of the last unit of a tombstone reused for another name */
 static pg_atomic_uint64 *retired_ms = NULL;
 
-/*
- * pg_cosid/names: a log of fixed-size records, each with its checksum,
- * appended (and fsynced) one at a time; the last record of a key counts.
- * When most records are superseded the log is rewritten with the live ones
- * (compaction); a record torn by a crash while it was appended (never
- * acknowledged) ends the log and is dropped then.
- *
- * NAME_LAYOUT, key (ident, name): the layout an identity issues with, kept
- * once its layout changed (and 1.2's per-name records, identity 0), with
- * its floor.  db: the database that wrote it, for its share.
- * NAME_OF_DB, key (db, name): the identity and layout a name was last
- * defined with in a database, so a name defined again after its catalog
- * went (DROP EXTENSION cosid, a deleted row) keeps its identity; forgotten:
- * cosid_drop(..., forget_history => true).  A database keeps at most
- * NAMES_PER_DB of them (the oldest go at compaction).
- */
-#define NAME_LAYOUT		1
-#define NAME_OF_DB		2
-#define NAMES_PER_DB	(4 * cosid_max_generators)
-
-typedef struct NameRecord
-{
-	char		name[NAMEDATALEN];
-	int32		kind;			/* NAME_LAYOUT or NAME_OF_DB */
-	Oid			db;
-	int64		ident;			/* 0: a name of 1.2 (identity 0) */
-	int32		wide;			/* cosid80: ids are not bigints */
-	int32		uncertainty_bits;
-	CosidLayout layout;			/* seq_reset_threshold not kept (0) */
-	int64		floor;			/* ids up to this one are never issued again
-								 * (-1: none) */
-	int32		forgotten;		/* NAME_OF_DB: the name starts over */
-	Oid			owner_db;		/* 1.4: the database the identity belongs to
-								 * (the first to issue with it or define it);
-								 * InvalidOid: not known (1.2's records) */
-	int64		successor;		/* 1.4, NAME_LAYOUT of identity 0: the
-								 * identity the update gave the name (0:
-								 * none) */
-	pg_crc32c	crc;			/* of the bytes before it */
-} NameRecord;
-
-/* 1.3's record (format 3): 1.4's without owner_db and successor */
-typedef struct NameRecord13
-{
-	char		name[NAMEDATALEN];
-	int32		kind;
-	Oid			db;
-	int64		ident;
-	int32		wide;
-	int32		uncertainty_bits;
-	CosidLayout layout;
-	int64		floor;
-	int32		forgotten;
-	pg_crc32c	crc;
-} NameRecord13;
-
-/* 1.2's record: one per name ever issued, read as identity 0 */
-typedef struct NameRecord12
-{
-	char		name[NAMEDATALEN];
-	int32		wide;
-	int32		uncertainty_bits;
-	CosidLayout layout;
-	int64		floor;
-} NameRecord12;
-
-/* 1.2's header: its records follow, one checksum for all */
-typedef struct NamesHeader12
-{
-	uint32		magic;
-	uint32		version;
-	uint32		count;
-	pg_crc32c	crc;
-} NamesHeader12;
-
-typedef struct NamesHeader
-{
-	uint32		magic;
-	uint32		version;
-} NamesHeader;
-
-/* NAME_OF_DB records counted per database */
-typedef struct NamesPerDb
-{
-	Oid			db;				/* hash key */
-	int			count;
-} NamesPerDb;
-
-/* A record's key: (kind, ident, name) or (kind, db, name). */
-typedef struct NameKey
-{
-	int32		kind;
-	Oid			db;				/* NAME_OF_DB */
-	int64		ident;			/* NAME_LAYOUT */
-	char		name[NAMEDATALEN];
-} NameKey;
-
-/* The latest record of each key: its index in Names.all. */
-typedef struct NameLatest
-{
-	NameKey		key;			/* hash key: must be first */
-	int			index;
-} NameLatest;
-
-/*
- * The log as read: every record in log order (all), the latest of each key
- * (latest: the live ones), and how many the file holds.
- */
-typedef struct Names
-{
-	NameRecord *all;
-	int			nall;
-	int			cap;
-	HTAB	   *latest;
-	int			in_file;
-	bool		rewrite;		/* 1.2's format, or a torn tail: rewrite */
-} Names;
-
 /* ---------- settings and shared memory ---------- */
 
 void
@@ -238,12 +111,14 @@ cosid_genstate_define_settings(void)
 							1024, 16, 1000000,
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
+	cosid_names_define_settings();
 }
 
 void
 cosid_genstate_shmem_request(void)
 {
-	RequestNamedLWLockTranche("cosid", 2);
+	RequestNamedLWLockTranche("cosid", 1);
+	cosid_names_shmem_request();
 }
 
 Size
@@ -251,7 +126,8 @@ cosid_genstate_shmem_size(void)
 {
 	return add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
 							 mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
-					hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)));
+					add_size(hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)),
+							 cosid_names_shmem_size()));
 }
 
 /* Called under AddinShmemInitLock. */
@@ -262,7 +138,6 @@ cosid_genstate_shmem_init(void)
 	HASHCTL		info;
 
 	cosid_gen_hash_lock = &(GetNamedLWLockTranche("cosid"))[0].lock;
-	names_lock = &(GetNamedLWLockTranche("cosid"))[1].lock;
 	retired_ms = ShmemInitStruct("cosid retired units", sizeof(pg_atomic_uint64), &found);
 	if (!found)
 		pg_atomic_init_u64(retired_ms, 0);
@@ -281,6 +156,7 @@ cosid_genstate_shmem_init(void)
 	gen_hash = ShmemInitHash("cosid generators",
 							 cosid_max_generators, cosid_max_generators,
 							 &info, HASH_ELEM | HASH_BLOBS);
+	cosid_names_shmem_init();
 }
 
 static void
@@ -297,420 +173,55 @@ make_key(const CosidGenDef *def, CosidGenKey *key)
 		key->ident = def->identity;
 }
 
-/* ---------- pg_cosid/names ---------- */
+/* ---------- identities and layouts (pg_cosid/names, names.c) ---------- */
 
-static void
-names_error(const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("cosid name registry \"%s\" is damaged: %s", NAMES_FILE, what),
-			 errdetail("It records the identities and layouts time-based generators issued ids with on this server."),
-			 errhint("Restore it from a backup of the data directory.")));
-}
-
-static void
-record_key(const NameRecord *r, NameKey *key)
-{
-	memset(key, 0, sizeof(*key));
-	key->kind = r->kind;
-	if (r->kind == NAME_LAYOUT)
-		key->ident = r->ident;
-	else
-		key->db = r->db;
-	strlcpy(key->name, r->name, NAMEDATALEN);
-}
-
-static void
-record_crc(NameRecord *r)
-{
-	INIT_CRC32C(r->crc);
-	COMP_CRC32C(r->crc, r, offsetof(NameRecord, crc));
-	FIN_CRC32C(r->crc);
-}
-
-static void
-names_init(Names *n)
-{
-	HASHCTL		ctl;
-
-	memset(n, 0, sizeof(*n));
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(NameKey);
-	ctl.entrysize = sizeof(NameLatest);
-	ctl.hcxt = CurrentMemoryContext;
-	n->latest = hash_create("cosid names", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-}
-
-/* Add r to the log as read: it becomes the live record of its key. */
-static void
-names_put(Names *n, const NameRecord *r)
-{
-	NameKey		key;
-	NameLatest *l;
-
-	if (n->nall == n->cap)
-	{
-		n->cap = Max(64, n->cap * 2);
-		n->all = n->all ? repalloc(n->all, sizeof(NameRecord) * n->cap) :
-			palloc(sizeof(NameRecord) * n->cap);
-	}
-	memcpy(&n->all[n->nall], r, sizeof(NameRecord));
-	record_key(r, &key);
-	l = hash_search(n->latest, &key, HASH_ENTER, NULL);
-	l->index = n->nall++;
-}
-
-/* Whether all[i] is the live record of its key. */
+/* The live record of kind for def's identity (COSID_NAME_LAYOUT) or its name in this database. */
 static bool
-names_live(Names *n, int i)
+names_find(int kind, const CosidGenDef *def, CosidNameRecord *out)
 {
-	NameKey		key;
-	NameLatest *l;
-
-	record_key(&n->all[i], &key);
-	l = hash_search(n->latest, &key, HASH_FIND, NULL);
-	return l != NULL && l->index == i;
-}
-
-static int
-names_count(Names *n)
-{
-	return (int) hash_get_num_entries(n->latest);
-}
-
-/* 1.2's records (after its header): names of identity 0. */
-static void
-names_read_1_2(int fd, const NamesHeader12 *h, Names *n)
-{
-	Size		len = mul_size(h->count, sizeof(NameRecord12));
-	NameRecord12 *old = palloc(Max(len, 1));
-	pg_crc32c	crc;
-
-	if (len > 0 && read(fd, old, len) != (ssize_t) len)
-		names_error("short file");
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, old, len);
-	FIN_CRC32C(crc);
-	if (!EQ_CRC32C(crc, h->crc))
-		names_error("checksum mismatch");
-	for (uint32 i = 0; i < h->count; i++)
-	{
-		NameRecord	r;
-
-		memset(&r, 0, sizeof(r));
-		memcpy(r.name, old[i].name, NAMEDATALEN);
-		r.kind = NAME_LAYOUT;
-		r.wide = old[i].wide;
-		r.uncertainty_bits = old[i].uncertainty_bits;
-		r.layout = old[i].layout;
-		r.floor = old[i].floor;
-		record_crc(&r);
-		names_put(n, &r);
-	}
-	n->in_file = n->nall;
-	n->rewrite = true;
-	pfree(old);
+	return cosid_names_get(kind, MyDatabaseId, def->identity, def->name, out);
 }
 
 /*
- * The records of the log (after its header), in 1.4's format or in 1.3's
- * (format 3), which a rewrite turns into 1.4's: a 1.3 record's database
- * (the one that defined the name, or changed the identity's layout) is
- * taken as its identity's owner; where several records hold one identity,
- * the first in the log counts (names_owner).
- */
-static void
-names_read_log(int fd, bool v13, Names *n)
-{
-	union
-	{
-		NameRecord	r;
-		NameRecord13 r13;
-	}			buf;
-	Size		size = v13 ? sizeof(NameRecord13) : sizeof(NameRecord);
-	Size		crc_at = v13 ? offsetof(NameRecord13, crc) : offsetof(NameRecord, crc);
-	ssize_t		got;
-
-	while ((got = read(fd, &buf, size)) == (ssize_t) size)
-	{
-		pg_crc32c	crc;
-		pg_crc32c	stored;
-		NameRecord	r;
-
-		INIT_CRC32C(crc);
-		COMP_CRC32C(crc, &buf, crc_at);
-		FIN_CRC32C(crc);
-		memcpy(&stored, (char *) &buf + crc_at, sizeof(stored));
-		if (!EQ_CRC32C(crc, stored))
-		{
-			/* torn while appended, if it is the last one */
-			char		more;
-			ssize_t		extra = read(fd, &more, 1);
-
-			if (extra < 0)
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
-			if (extra != 0)
-				names_error("checksum mismatch");
-			n->rewrite = true;
-			return;
-		}
-		if (v13)
-		{
-			memset(&r, 0, sizeof(r));
-			memcpy(r.name, buf.r13.name, NAMEDATALEN);
-			r.kind = buf.r13.kind;
-			r.db = buf.r13.db;
-			r.ident = buf.r13.ident;
-			r.wide = buf.r13.wide;
-			r.uncertainty_bits = buf.r13.uncertainty_bits;
-			r.layout = buf.r13.layout;
-			r.floor = buf.r13.floor;
-			r.forgotten = buf.r13.forgotten;
-			r.owner_db = buf.r13.db;
-			record_crc(&r);
-		}
-		else
-			memcpy(&r, &buf.r, sizeof(r));
-		n->in_file++;
-		names_put(n, &r);
-	}
-	if (got < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read file \"%s\": %m", NAMES_FILE)));
-	if (got > 0 || v13)
-		n->rewrite = true;		/* a torn last record, or 1.3's format */
-}
-
-/*
- * Forget the oldest NAME_OF_DB records of a database beyond NAMES_PER_DB,
- * and, when the log is to be rewritten (compacting), those of databases
- * that no longer exist (pg_database is shared: any backend can tell).
- */
-static void
-names_trim(Names *n, bool compacting)
-{
-	HASHCTL		ctl;
-	HTAB	   *per_db;
-
-	if (n->nall == 0)
-		return;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(NamesPerDb);
-	ctl.hcxt = CurrentMemoryContext;
-	per_db = hash_create("cosid names per database", 16, &ctl,
-						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int i = n->nall - 1; i >= 0; i--)
-	{
-		NameRecord *r = &n->all[i];
-		NamesPerDb *d;
-		bool		found;
-		NameKey		key;
-
-		if (r->kind != NAME_OF_DB || !names_live(n, i))
-			continue;
-		d = hash_search(per_db, &r->db, HASH_ENTER, &found);
-		if (!found)
-			d->count = 0;
-		if (++d->count <= NAMES_PER_DB &&
-			!(compacting && !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(r->db))))
-			continue;
-		record_key(r, &key);
-		(void) hash_search(n->latest, &key, HASH_REMOVE, NULL);
-	}
-	hash_destroy(per_db);
-}
-
-/* The live records (none when there is no file); names_lock held. */
-static void
-names_read(Names *n)
-{
-	int			fd;
-	NamesHeader12 h;
-
-	/* after pg_upgrade, the old server's record must be copied first */
-	cosid_upgrade_check();
-	fd = OpenTransientFile(NAMES_FILE, O_RDONLY | PG_BINARY);
-	names_init(n);
-	if (fd < 0)
-	{
-		if (errno == ENOENT)
-			return;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", NAMES_FILE)));
-	}
-	if (read(fd, &h, sizeof(NamesHeader)) != sizeof(NamesHeader))
-		names_error("short header");
-	if (h.magic != NAMES_MAGIC)
-		names_error("unknown format");
-	if (h.version == NAMES_VERSION_1_2)
-	{
-		char	   *rest = (char *) &h + sizeof(NamesHeader);
-
-		if (read(fd, rest, sizeof(h) - sizeof(NamesHeader)) !=
-			(ssize_t) (sizeof(h) - sizeof(NamesHeader)))
-			names_error("short header");
-		names_read_1_2(fd, &h, n);
-	}
-	else if (h.version == NAMES_VERSION || h.version == NAMES_VERSION_1_3)
-		names_read_log(fd, h.version == NAMES_VERSION_1_3, n);
-	else
-		names_error("unknown format");
-	CloseTransientFile(fd);
-
-	/* a database's oldest names beyond its share are forgotten */
-	names_trim(n, false);
-}
-
-/*
- * Make r durable (names_lock exclusive, n read under it): appended to the
- * log, or the log rewritten with the live records when most of it is
- * superseded (or it needs a rewrite).
- */
-static void
-names_append(Names *n, NameRecord *r)
-{
-	record_crc(r);
-	names_put(n, r);
-	if (n->rewrite || n->in_file == 0 || n->in_file + 1 > 2 * names_count(n) + 64)
-	{
-		NamesHeader h = {NAMES_MAGIC, NAMES_VERSION};
-		char	   *buf;
-		Size		len = sizeof(h);
-
-		names_trim(n, true);
-		buf = palloc(sizeof(h) + mul_size(names_count(n), sizeof(NameRecord)));
-		memcpy(buf, &h, sizeof(h));
-		for (int i = 0; i < n->nall; i++)
-		{
-			if (!names_live(n, i))
-				continue;
-			/* its checksum again, over the bytes written */
-			record_crc(&n->all[i]);
-			memcpy(buf + len, &n->all[i], sizeof(NameRecord));
-			len += sizeof(NameRecord);
-		}
-		cosid_ensure_state_dir();
-		cosid_write_durably(NAMES_FILE, NAMES_TMP, buf, len);
-		pfree(buf);
-		n->in_file = names_count(n);
-		n->rewrite = false;
-		return;
-	}
-	cosid_append_durably(NAMES_FILE, r, sizeof(*r));
-	n->in_file++;
-}
-
-/* The live record of kind for def's identity (NAME_LAYOUT) or name in this database. */
-static NameRecord *
-names_find(Names *n, int kind, const CosidGenDef *def)
-{
-	NameKey		key;
-	NameLatest *l;
-
-	memset(&key, 0, sizeof(key));
-	key.kind = kind;
-	if (kind == NAME_LAYOUT)
-		key.ident = def->identity;
-	else
-		key.db = MyDatabaseId;
-	strlcpy(key.name, def->name, NAMEDATALEN);
-	l = hash_search(n->latest, &key, HASH_FIND, NULL);
-	return l ? &n->all[l->index] : NULL;
-}
-
-/*
- * The database identity ident of name belongs to: the owner_db of the first
- * live record of it in the log whose database still exists, else
- * InvalidOid (no database has defined it or issued with it on this server,
- * or its database was dropped).
+ * The database identity ident of name belongs to: its record's owner, when
+ * that database exists, else InvalidOid (no database has defined it or
+ * issued with it on this server, or its database was dropped).
  */
 static Oid
-names_owner(Names *n, int64 ident, const char *name)
+names_owner(int64 ident, const char *name)
 {
-	for (int i = 0; i < n->nall; i++)
-	{
-		NameRecord *r = &n->all[i];
+	CosidNameRecord r;
 
-		if (r->ident != ident || !OidIsValid(r->owner_db) ||
-			strncmp(r->name, name, NAMEDATALEN) != 0 || !names_live(n, i))
-			continue;
-		if (r->owner_db == MyDatabaseId ||
-			SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(r->owner_db)))
-			return r->owner_db;
-	}
+	if (!cosid_names_get(COSID_NAME_LAYOUT, InvalidOid, ident, name, &r) ||
+		!OidIsValid(r.owner_db))
+		return InvalidOid;
+	if (r.owner_db == MyDatabaseId ||
+		SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(r.owner_db)))
+		return r.owner_db;
 	return InvalidOid;
 }
 
 /* The owner a new record of def's identity gets: its owner, else this database. */
 static Oid
-owner_for_record(Names *n, const CosidGenDef *def)
+owner_for_record(const CosidGenDef *def)
 {
-	Oid			owner = names_owner(n, def->identity, def->name);
+	Oid			owner = names_owner(def->identity, def->name);
 
 	return OidIsValid(owner) ? owner : MyDatabaseId;
 }
 
 /*
- * The record of the layout def's identity issues with: its NAME_LAYOUT
- * record (an identity whose name changed its layout, 1.2's names), else,
- * for an identity of 1.3 or later, the first live NAME_OF_DB record of it
- * (the name's record in the database that defined it: an identity's layout
- * never changes).  NULL when the server has none.
+ * The record of the layout def's identity issues with (1.4: every identity
+ * this server knows has one): false when the server has none.
  */
-static NameRecord *
-identity_record(Names *n, const CosidGenDef *def)
+static bool
+identity_record(const CosidGenDef *def, CosidNameRecord *rec)
 {
-	NameRecord *rec = names_find(n, NAME_LAYOUT, def);
-
-	if (rec != NULL || def->identity == 0)
-		return rec;
-	for (int i = 0; i < n->nall; i++)
-	{
-		NameRecord *r = &n->all[i];
-
-		if (r->kind == NAME_OF_DB && r->ident == def->identity &&
-			strncmp(r->name, def->name, NAMEDATALEN) == 0 && names_live(n, i))
-			return r;
-	}
-	return NULL;
-}
-
-/*
- * A new NAME_LAYOUT record for def (not yet durable): refused when this
- * database already has cosid.max_generators of them.
- */
-static void
-layout_record(Names *n, const CosidGenDef *def, NameRecord *rec)
-{
-	int			mine = 0;
-
-	for (int i = 0; i < n->nall; i++)
-		mine += n->all[i].kind == NAME_LAYOUT && n->all[i].db == MyDatabaseId && names_live(n, i) ? 1 : 0;
-	if (mine >= cosid_max_generators)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("generator \"%s\" cannot take another layout: this database changed the layout of %d generators on this server",
-						def->name, mine),
-				 errdetail("pg_cosid/names keeps at most cosid.max_generators (%d) changed layouts per database.",
-						   cosid_max_generators),
-				 errhint("Define the generator with its earlier layout, or drop it with forget_history => true and define it again.")));
-	memset(rec, 0, sizeof(*rec));
-	strlcpy(rec->name, def->name, NAMEDATALEN);
-	rec->kind = NAME_LAYOUT;
-	rec->ident = def->identity;
-	rec->db = MyDatabaseId;
-	rec->floor = -1;
-	rec->owner_db = owner_for_record(n, def);
+	return names_find(COSID_NAME_LAYOUT, def, rec);
 }
 
 static void
-record_set_layout(NameRecord *r, const CosidGenDef *def)
+record_set_layout(CosidNameRecord *r, const CosidGenDef *def)
 {
 	r->wide = def->spec.strategy == COSID_STRATEGY_COSID80;
 	r->uncertainty_bits = def->spec.uncertainty_bits;
@@ -719,11 +230,60 @@ record_set_layout(NameRecord *r, const CosidGenDef *def)
 }
 
 static bool
-record_same_layout(const NameRecord *r, const CosidGenDef *def)
+record_same_layout(const CosidNameRecord *r, const CosidGenDef *def)
 {
 	return r->wide == (def->spec.strategy == COSID_STRATEGY_COSID80) &&
 		r->uncertainty_bits == def->spec.uncertainty_bits &&
 		cosid_layout_same_ids(&r->layout, &def->spec.layout);
+}
+
+/* A new identity record for def, written by this database, with no floor (not yet durable). */
+static void
+new_identity_record(const CosidGenDef *def, Oid owner, CosidNameRecord *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	strlcpy(rec->name, def->name, NAMEDATALEN);
+	rec->kind = COSID_NAME_LAYOUT;
+	rec->ident = def->identity;
+	rec->db = MyDatabaseId;
+	rec->floor = -1;
+	rec->owner_db = owner;
+	record_set_layout(rec, def);
+}
+
+/*
+ * A new identity record of def with a floor (a changed layout; not yet
+ * durable): refused when this database already has cosid.max_generators
+ * of them, since they are never forgotten.
+ */
+static void
+layout_record(const CosidGenDef *def, CosidNameRecord *rec)
+{
+	int			mine = cosid_names_kept_layouts(MyDatabaseId);
+
+	if (mine >= cosid_max_generators)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("generator \"%s\" cannot take another layout: this database changed the layout of %d generators on this server",
+						def->name, mine),
+				 errdetail("pg_cosid/names keeps at most cosid.max_generators (%d) changed layouts per database.",
+						   cosid_max_generators),
+				 errhint("Define the generator with its earlier layout, or drop it with forget_history => true and define it again.")));
+	new_identity_record(def, owner_for_record(def), rec);
+}
+
+/* The name's record in this database, naming def's identity and layout. */
+static void
+name_of_db_record(const CosidGenDef *def, Oid owner, CosidNameRecord *r)
+{
+	memset(r, 0, sizeof(*r));
+	strlcpy(r->name, def->name, NAMEDATALEN);
+	r->kind = COSID_NAME_OF_DB;
+	r->db = MyDatabaseId;
+	r->ident = def->identity;
+	r->floor = -1;
+	r->owner_db = owner;
+	record_set_layout(r, def);
 }
 
 /*
@@ -791,7 +351,7 @@ layout_text(const CosidLayout *l, int ubits)
  * cannot issue above it now.
  */
 static int64
-floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
+floor_for_new_layout(const CosidNameRecord *rec, const CosidGenDef *def, int code)
 {
 	const CosidLayout *old = &rec->layout;
 	int64		floor;
@@ -845,7 +405,7 @@ floor_for_new_layout(const NameRecord *rec, const CosidGenDef *def, int code)
  * identity.  It is refused; the record is never rewritten for it.
  */
 static void
-identity_layout_error(const NameRecord *rec, const CosidGenDef *def, int code)
+identity_layout_error(const CosidNameRecord *rec, const CosidGenDef *def, int code)
 {
 	ereport(ERROR,
 			(errcode(code),
@@ -857,106 +417,78 @@ identity_layout_error(const NameRecord *rec, const CosidGenDef *def, int code)
 			 errhint("Drop the generator and define it again with the layout it needs.")));
 }
 
+
 void
 cosid_gen_check_define(const CosidGenDef *def)
 {
-	Names		n;
-	NameRecord *rec;
+	CosidNameRecord rec;
 
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return;
-	LWLockAcquire(names_lock, LW_SHARED);
-	names_read(&n);
-	LWLockRelease(names_lock);
-	rec = identity_record(&n, def);
-	if (rec == NULL || record_same_layout(rec, def))
+	if (!identity_record(def, &rec) || record_same_layout(&rec, def))
 		return;
 	if (def->identity != 0)
-		identity_layout_error(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
-	(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+		identity_layout_error(&rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+	(void) floor_for_new_layout(&rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 }
 
 Oid
 cosid_gen_identity_owner(const CosidGenDef *def)
 {
-	Names		n;
-	Oid			owner;
-
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return InvalidOid;
-	LWLockAcquire(names_lock, LW_SHARED);
-	names_read(&n);
-	owner = names_owner(&n, def->identity, def->name);
-	LWLockRelease(names_lock);
-	return owner;
+	return names_owner(def->identity, def->name);
 }
 
 bool
 cosid_gen_name_identity(const char *name, CosidGenDef *old)
 {
-	Names		n;
-	NameRecord *rec;
-	CosidGenDef key;
+	CosidNameRecord rec;
 
-	if (!cosid_preloaded)
-		return false;
-	memset(&key, 0, sizeof(key));
-	strlcpy(key.name, name, NAMEDATALEN);
-	LWLockAcquire(names_lock, LW_SHARED);
-	names_read(&n);
-	LWLockRelease(names_lock);
-	rec = names_find(&n, NAME_OF_DB, &key);
-	if (rec == NULL || rec->forgotten)
+	if (!cosid_preloaded ||
+		!cosid_names_get(COSID_NAME_OF_DB, MyDatabaseId, 0, name, &rec) || rec.forgotten)
 		return false;
 	memset(old, 0, sizeof(*old));
 	strlcpy(old->name, name, NAMEDATALEN);
-	old->identity = rec->ident;
-	old->spec.strategy = rec->wide ? COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
-	old->spec.uncertainty_bits = rec->uncertainty_bits;
-	old->spec.layout = rec->layout;
+	old->identity = rec.ident;
+	old->spec.strategy = rec.wide ? COSID_STRATEGY_COSID80 : COSID_STRATEGY_SNOWFLAKE;
+	old->spec.uncertainty_bits = rec.uncertainty_bits;
+	old->spec.layout = rec.layout;
 	return true;
 }
 
 void
 cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_identity)
 {
-	Names		n;
-	NameRecord *rec;
-	NameRecord	base;
+	CosidNameRecord rec;
+	CosidNameRecord recs[3];
+	int			n = 0;
+	bool		have;
 	bool		changes;
 
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return;
-	LWLockAcquire(names_lock, LW_EXCLUSIVE);
-	names_read(&n);
+	cosid_names_lock();
 	/* what the identity issued with: its record, else its dropped generator's */
-	rec = identity_record(&n, def);
+	have = identity_record(def, &rec);
 	/* a history row that says another layout than its identity's: refused */
-	if (rec != NULL && old != NULL && def->identity != 0 && !record_same_layout(rec, old))
-		identity_layout_error(rec, old, ERRCODE_INVALID_PARAMETER_VALUE);
-	if (rec == NULL && old != NULL)
+	if (have && old != NULL && def->identity != 0 && !record_same_layout(&rec, old))
+		identity_layout_error(&rec, old, ERRCODE_INVALID_PARAMETER_VALUE);
+	if (!have && old != NULL)
 	{
-		memset(&base, 0, sizeof(base));
-		record_set_layout(&base, old);
-		base.floor = -1;
-		rec = &base;
+		/* the dropped generator's layout, recorded as its identity's first */
+		new_identity_record(old, owner_for_record(old), &rec);
+		recs[n++] = rec;
+		have = true;
 	}
-	changes = rec != NULL && !record_same_layout(rec, def);
+	changes = have && !record_same_layout(&rec, def);
 	if (changes && def->identity == 0 && fresh_identity == 0)
 	{
 		/*
 		 * 1.2's catalog: the name keeps identity 0 and takes the layout at
-		 * its first id (name_floor), as 1.2 did; keep the old one first.
+		 * its first id (name_floor), as 1.2 did; the old one is kept.
 		 */
-		(void) floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
-		if (rec == &base)
-		{
-			NameRecord	first;
-
-			layout_record(&n, old, &first);
-			record_set_layout(&first, old);
-			names_append(&n, &first);
-		}
+		(void) floor_for_new_layout(&rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 	}
 	else if (changes)
 	{
@@ -967,103 +499,82 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 		 * so copies of the database that keep the old definition go on
 		 * unhindered.
 		 */
-		int64		floor = floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
-		NameRecord	seeded;
+		int64		floor = floor_for_new_layout(&rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
 
-		/*
-		 * The old identity keeps a record of its own (its layout, its
-		 * owner) once the name's record in this database names the new one.
-		 */
-		if (rec->kind != NAME_LAYOUT && def->identity != 0)
-		{
-			NameRecord	first;
-
-			layout_record(&n, def, &first);
-			first.wide = rec->wide;
-			first.uncertainty_bits = rec->uncertainty_bits;
-			first.layout = rec->layout;
-			names_append(&n, &first);	/* rec may move */
-		}
 		def->identity = fresh_identity;
-		layout_record(&n, def, &seeded);
-		record_set_layout(&seeded, def);
-		seeded.floor = floor;
-		names_append(&n, &seeded);
+		layout_record(def, &recs[n]);
+		recs[n++].floor = floor;
+	}
+	else if (!have)
+	{
+		/* a new identity: its record, and this database its owner */
+		new_identity_record(def, owner_for_record(def), &recs[n++]);
 	}
 	/* the name's identity in this database, unless it is recorded already */
-	rec = names_find(&n, NAME_OF_DB, def);
-	if (rec == NULL || rec->forgotten || rec->ident != def->identity || !record_same_layout(rec, def))
-	{
-		NameRecord	r;
-
-		memset(&r, 0, sizeof(r));
-		strlcpy(r.name, def->name, NAMEDATALEN);
-		r.kind = NAME_OF_DB;
-		r.db = MyDatabaseId;
-		r.ident = def->identity;
-		r.floor = -1;
-		r.owner_db = owner_for_record(&n, def);
-		record_set_layout(&r, def);
-		names_append(&n, &r);
-	}
-	LWLockRelease(names_lock);
+	if (!names_find(COSID_NAME_OF_DB, def, &rec) || rec.forgotten ||
+		rec.ident != def->identity || !record_same_layout(&rec, def))
+		name_of_db_record(def, owner_for_record(def), &recs[n++]);
+	if (n > 0)
+		cosid_names_append(recs, n);
+	cosid_names_unlock();
 }
 
 
 /*
- * The floor of a time-based generator about to get an entry (caller holds
- * names_lock, exclusive for identity 0, n read under it; not
- * cosid_gen_hash_lock).  An identity's layout is its record's (see
- * identity_record); only an identity made for another layout of its name
- * (and 1.2's names, identity 0) has a floor.  A row whose layout is not its
- * identity's is refused (identity_layout_error); only identity 0 takes
- * another layout here, recording it durably before its first id, as 1.2
- * did.
+ * The floor of a time-based generator about to get an entry (not under
+ * cosid_gen_hash_lock; the names write lock held for identity 0).  An
+ * identity's layout is its record's; only an identity made for another
+ * layout of its name (and 1.2's names, identity 0) has a floor.  A row
+ * whose layout is not its identity's is refused (identity_layout_error);
+ * only identity 0 takes another layout here, recording it durably before
+ * its first id, as 1.2 did.
  */
 static int64
-name_floor(Names *n, const CosidGenDef *def)
+name_floor(const CosidGenDef *def)
 {
-	NameRecord *rec;
-	NameRecord	r;
+	CosidNameRecord rec;
 	int64		floor;
 
-	rec = identity_record(n, def);
-	if (rec == NULL)
+	if (!identity_record(def, &rec))
 		return -1;
-	if (record_same_layout(rec, def))
-		return rec->kind == NAME_LAYOUT ? rec->floor : -1;
+	if (record_same_layout(&rec, def))
+		return rec.floor;
 	if (def->identity != 0)
-		identity_layout_error(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
-	floor = floor_for_new_layout(rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
-	memcpy(&r, rec, sizeof(r));
-	record_set_layout(&r, def);
-	r.floor = floor;
-	r.db = MyDatabaseId;
-	if (!OidIsValid(r.owner_db))
-		r.owner_db = owner_for_record(n, def);
-	names_append(n, &r);
+		identity_layout_error(&rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
+	floor = floor_for_new_layout(&rec, def, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE);
+	record_set_layout(&rec, def);
+	rec.floor = floor;
+	rec.db = MyDatabaseId;
+	if (!OidIsValid(rec.owner_db))
+		rec.owner_db = owner_for_record(def);
+	cosid_names_append(&rec, 1);
 	return floor;
 }
 
 /*
  * Record that def's identity, which no database holds on this server,
- * belongs to this database, the first to issue with it (names_lock
- * exclusive): the name's record in this database names it.
+ * belongs to this database, the first to issue with it (names write lock
+ * held): its record names this database, and so does the name's record in
+ * this database.
  */
 static void
-claim_identity(Names *n, const CosidGenDef *def)
+claim_identity(const CosidGenDef *def)
 {
-	NameRecord	r;
+	CosidNameRecord recs[2];
+	CosidNameRecord cur;
 
-	memset(&r, 0, sizeof(r));
-	strlcpy(r.name, def->name, NAMEDATALEN);
-	r.kind = NAME_OF_DB;
-	r.db = MyDatabaseId;
-	r.ident = def->identity;
-	r.floor = -1;
-	r.owner_db = MyDatabaseId;
-	record_set_layout(&r, def);
-	names_append(n, &r);
+	if (identity_record(def, &recs[0]))
+		recs[0].owner_db = MyDatabaseId;
+	else
+		new_identity_record(def, MyDatabaseId, &recs[0]);
+	if (names_find(COSID_NAME_OF_DB, def, &cur) && !cur.forgotten &&
+		cur.ident == def->identity && record_same_layout(&cur, def))
+		cosid_names_append(recs, 1);
+	else
+	{
+		name_of_db_record(def, MyDatabaseId, &recs[1]);
+		cosid_names_append(recs, 2);
+	}
 }
 
 /* ---------- entries ---------- */
@@ -1383,6 +894,7 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	int64		name_end = 0;
 	uint64		t = 0;
 	bool		found;
+	bool		locked = false;
 	CosidGenDef mapped;
 
 	make_key(def, &key);
@@ -1397,52 +909,49 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 
 	/*
 	 * A time-based layout's floor (and a changed layout's record, before its
-	 * first id) under names_lock, taken before the hash lock and held until
-	 * the entry is made, so entries of one identity with two layouts are
-	 * made one after the other, each above the other.
+	 * first id).  Identity 0, whose layout may change at its first id, and an
+	 * identity no database holds yet (claimed here) take the names write
+	 * lock, before the hash lock, held until the entry is made, so entries of
+	 * one name with two layouts are made one after the other, each above the
+	 * other; any other identity only looks its records up (an identity's
+	 * layout never changes: a row of another layout is refused).  An error
+	 * releases the lock (LWLockReleaseAll at abort).
 	 */
 	if (COSID_TIME_BASED(def->spec.strategy))
 	{
-		/*
-		 * An error releases it (LWLockReleaseAll at abort).  Only identity 0
-		 * and an identity no database holds yet write.
-		 */
-		LWLockMode	mode = def->identity == 0 ? LW_EXCLUSIVE : LW_SHARED;
-		Names		n;
-
-		for (;;)
+		if (def->identity == 0)
 		{
-			LWLockAcquire(names_lock, mode);
-			names_read(&n);
-			if (def->identity == 0)
-			{
-				/* a name of 1.2 that the update gave an identity: its state is that one's */
-				NameRecord *rec = names_find(&n, NAME_LAYOUT, def);
+			CosidNameRecord rec;
 
-				if (rec != NULL && rec->successor != 0 && record_same_layout(rec, def))
-				{
-					mapped = *def;
-					mapped.identity = rec->successor;
-					def = &mapped;
-					make_key(def, &key);
-				}
+			cosid_names_lock();
+			locked = true;
+			/* a name of 1.2 that the update gave an identity: its state is that one's */
+			if (names_find(COSID_NAME_LAYOUT, def, &rec) && rec.successor != 0 &&
+				record_same_layout(&rec, def))
+			{
+				mapped = *def;
+				mapped.identity = rec.successor;
+				def = &mapped;
+				make_key(def, &key);
 			}
-			if (mode == LW_EXCLUSIVE || OidIsValid(names_owner(&n, def->identity, def->name)))
-				break;
-			LWLockRelease(names_lock);
-			mode = LW_EXCLUSIVE;
 		}
-		if (!OidIsValid(names_owner(&n, def->identity, def->name)))
-			claim_identity(&n, def);
-		floor = name_floor(&n, def);
+		if (!OidIsValid(names_owner(def->identity, def->name)))
+		{
+			if (!locked)
+				cosid_names_lock();
+			locked = true;
+			if (!OidIsValid(names_owner(def->identity, def->name)))
+				claim_identity(def);
+		}
+		floor = name_floor(def);
 	}
 	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
 	e = find_entry(&key, def, &t, &index);
 	if (e != NULL)
 	{
 		LWLockRelease(cosid_gen_hash_lock);
-		if (COSID_TIME_BASED(def->spec.strategy))
-			LWLockRelease(names_lock);
+		if (locked)
+			cosid_names_unlock();
 		*tag = t;
 		return e;
 	}
@@ -1470,8 +979,8 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	t = e->tag;
 	SpinLockRelease(&e->mutex);
 	LWLockRelease(cosid_gen_hash_lock);
-	if (COSID_TIME_BASED(def->spec.strategy))
-		LWLockRelease(names_lock);
+	if (locked)
+		cosid_names_unlock();
 	*tag = t;
 	return e;
 }
@@ -1479,148 +988,119 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 bool
 cosid_gen_zero_led_on(const CosidGenDef *def)
 {
-	Names		n;
-	NameRecord *rec;
-	bool		led;
+	CosidNameRecord rec;
 
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return false;
-	LWLockAcquire(names_lock, LW_SHARED);
-	names_read(&n);
-	rec = names_find(&n, NAME_LAYOUT, def);
-	led = rec != NULL && rec->successor != 0 && record_same_layout(rec, def);
-	LWLockRelease(names_lock);
-	return led;
+	return names_find(COSID_NAME_LAYOUT, def, &rec) && rec.successor != 0 &&
+		record_same_layout(&rec, def);
 }
 
 int
 cosid_gen_identity_holders(const CosidGenDef *def, Oid **dbs)
 {
-	Names		n;
-	int			count = 0;
-
 	*dbs = NULL;
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return 0;
-	LWLockAcquire(names_lock, LW_SHARED);
-	names_read(&n);
-	for (int i = 0; i < n.nall; i++)
-	{
-		NameRecord *r = &n.all[i];
+	return cosid_names_holders(def->identity, def->name, dbs);
+}
 
-		if (r->kind != NAME_OF_DB || r->ident != def->identity || r->forgotten ||
-			strncmp(r->name, def->name, NAMEDATALEN) != 0 || !names_live(&n, i))
-			continue;
-		if (*dbs == NULL)
-			*dbs = palloc(sizeof(Oid) * n.nall);
-		(*dbs)[count++] = r->db;
+/*
+ * What identity 0 of def's name may have issued in this run of the server:
+ * the last unit of its entry or tombstone, freed now (its backends attach
+ * again, to the new identity), as an id floor (-1: none).
+ */
+static int64
+zero_entry_floor(const CosidGenDef *def)
+{
+	CosidGenKey key;
+	CosidGenRef *ref;
+	int			index;
+	int64		end = 0;
+	CosidLayout layout = def->spec.layout;
+	int			ubits = def->spec.uncertainty_bits;
+
+	make_key(def, &key);
+	LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
+	ref = hash_search(gen_hash, &key, HASH_FIND, NULL);
+	if (ref != NULL)
+	{
+		index = ref->index;
+		free_entry(index);
 	}
-	LWLockRelease(names_lock);
-	return count;
+	else
+		index = find_tombstone(&key);
+	if (index >= 0)
+	{
+		CosidGenEntry *e = &cosid_gen_entries[index];
+
+		SpinLockAcquire(&e->mutex);
+		end = issued_end_ms(e);
+		layout = e->layout;
+		ubits = e->uncertainty_bits;
+		SpinLockRelease(&e->mutex);
+	}
+	LWLockRelease(cosid_gen_hash_lock);
+	if (end > 0 && def->spec.strategy != COSID_STRATEGY_COSID80)
+		return max_id_until(&layout, ubits, end - 1);
+	return -1;
 }
 
 int64
 cosid_gen_give_identity(const CosidGenDef *def, int64 fresh_identity)
 {
-	Names		n;
-	NameRecord *rec;
-	NameRecord	r;
-	CosidGenKey key;
-	CosidGenRef *ref;
-	int			index = -1;
-	int64		floor = -1;
-	int64		end = 0;
-	CosidLayout layout = def->spec.layout;
-	int			ubits = def->spec.uncertainty_bits;
+	CosidNameRecord rec;
+	CosidNameRecord recs[3];
+	int			n = 0;
+	bool		have;
 	CosidGenDef named = *def;
 
 	Assert(def->identity == 0);
 	if (!COSID_TIME_BASED(def->spec.strategy) || !cosid_preloaded)
 		return fresh_identity;
-	LWLockAcquire(names_lock, LW_EXCLUSIVE);
-	names_read(&n);
-	rec = names_find(&n, NAME_LAYOUT, def);
-	if (rec != NULL && rec->successor != 0 && record_same_layout(rec, def))
+	cosid_names_lock();
+	have = names_find(COSID_NAME_LAYOUT, def, &rec);
+	if (have && rec.successor != 0 && record_same_layout(&rec, def))
 	{
 		/* a copy of a database updated before: the identity that one got */
-		named.identity = rec->successor;
+		named.identity = rec.successor;
 	}
 	else
 	{
 		/*
 		 * What identity 0 of this name may have issued: its record's floor
 		 * (with another layout, every id it may have issued up to the
-		 * window end), and, in this run of the server, the last unit of its
-		 * entry or tombstone (freed now: its backends attach again, to the
-		 * new identity).  Earlier runs issued below this run's window.
+		 * window end), and, in this run of the server, its entry's.
+		 * Earlier runs issued below this run's window.
 		 */
-		if (rec != NULL)
-			floor = record_same_layout(rec, def) ? rec->floor :
-				floor_for_new_layout(rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
-		make_key(def, &key);
-		LWLockAcquire(cosid_gen_hash_lock, LW_EXCLUSIVE);
-		ref = hash_search(gen_hash, &key, HASH_FIND, NULL);
-		if (ref != NULL)
-		{
-			index = ref->index;
-			free_entry(index);
-		}
-		else
-			index = find_tombstone(&key);
-		if (index >= 0)
-		{
-			CosidGenEntry *e = &cosid_gen_entries[index];
+		int64		floor = -1;
 
-			SpinLockAcquire(&e->mutex);
-			end = issued_end_ms(e);
-			layout = e->layout;
-			ubits = e->uncertainty_bits;
-			SpinLockRelease(&e->mutex);
-		}
-		LWLockRelease(cosid_gen_hash_lock);
-		if (end > 0 && def->spec.strategy != COSID_STRATEGY_COSID80)
-			floor = Max(floor, max_id_until(&layout, ubits, end - 1));
+		if (have)
+			floor = record_same_layout(&rec, def) ? rec.floor :
+				floor_for_new_layout(&rec, def, ERRCODE_INVALID_PARAMETER_VALUE);
+		floor = Max(floor, zero_entry_floor(def));
 
 		/* the new identity's record, with that floor (not a changed layout: no limit) */
 		named.identity = fresh_identity;
-		memset(&r, 0, sizeof(r));
-		strlcpy(r.name, def->name, NAMEDATALEN);
-		r.kind = NAME_LAYOUT;
-		r.ident = fresh_identity;
-		r.db = MyDatabaseId;
-		r.owner_db = MyDatabaseId;
-		r.floor = floor;
-		record_set_layout(&r, def);
-		names_append(&n, &r);
+		new_identity_record(&named, MyDatabaseId, &recs[n]);
+		recs[n++].floor = floor;
 
 		/* identity 0 of the name now leads to it, for this database's copies */
-		rec = names_find(&n, NAME_LAYOUT, def);
-		if (rec != NULL)
-			memcpy(&r, rec, sizeof(r));
-		else
+		if (!have)
 		{
-			memset(&r, 0, sizeof(r));
-			strlcpy(r.name, def->name, NAMEDATALEN);
-			r.kind = NAME_LAYOUT;
-			r.floor = -1;
-			r.owner_db = MyDatabaseId;
+			new_identity_record(def, MyDatabaseId, &rec);
+			rec.ident = 0;
 		}
-		r.db = MyDatabaseId;
-		record_set_layout(&r, def);
-		r.successor = fresh_identity;
-		names_append(&n, &r);
+		rec.db = MyDatabaseId;
+		record_set_layout(&rec, def);
+		rec.successor = fresh_identity;
+		recs[n++] = rec;
 	}
 	/* the name's identity in this database */
-	memset(&r, 0, sizeof(r));
-	strlcpy(r.name, def->name, NAMEDATALEN);
-	r.kind = NAME_OF_DB;
-	r.db = MyDatabaseId;
-	r.ident = named.identity;
-	r.floor = -1;
-	r.owner_db = owner_for_record(&n, &named);
-	record_set_layout(&r, def);
-	names_append(&n, &r);
-	LWLockRelease(names_lock);
+	name_of_db_record(&named, have && named.identity != fresh_identity ?
+					  owner_for_record(&named) : MyDatabaseId, &recs[n++]);
+	cosid_names_append(recs, n);
+	cosid_names_unlock();
 	return named.identity;
 }
 
@@ -1786,28 +1266,28 @@ cosid_gen_at_commit(bool commit)
 	pending = NIL;
 }
 
-/* Write the forgotten record of name (names_lock not held). */
+/* Write the forgotten record of name (the names write lock not held). */
 static void
 forget_name_now(const char *name)
 {
-	Names		n;
-	NameRecord *rec;
-	CosidGenDef key;
+	CosidNameRecord rec;
 
-	memset(&key, 0, sizeof(key));
-	strlcpy(key.name, name, NAMEDATALEN);
-	LWLockAcquire(names_lock, LW_EXCLUSIVE);
-	names_read(&n);
-	rec = names_find(&n, NAME_OF_DB, &key);
-	if (rec != NULL && !rec->forgotten)
+	CosidNameRecord recs[2];
+
+	cosid_names_lock();
+	if (cosid_names_get(COSID_NAME_OF_DB, MyDatabaseId, 0, name, &rec) && !rec.forgotten)
 	{
-		NameRecord	r;
+		int			n = 0;
 
-		memcpy(&r, rec, sizeof(r));
-		r.forgotten = 1;
-		names_append(&n, &r);
+		rec.forgotten = 1;
+		recs[n++] = rec;
+		/* this database's identity of it goes first when cosid.max_names is full */
+		if (cosid_names_get(COSID_NAME_LAYOUT, InvalidOid, rec.ident, name, &recs[n]) &&
+			recs[n].owner_db == MyDatabaseId && !recs[n].forgotten)
+			recs[n++].forgotten = 1;
+		cosid_names_append(recs, n);
 	}
-	LWLockRelease(names_lock);
+	cosid_names_unlock();
 }
 
 void

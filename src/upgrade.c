@@ -64,7 +64,7 @@
 #define UPGRADE_OUTPUT_DIR "pg_upgrade_output.d"
 
 /* the state files of pg_cosid (their modules own them) */
-static const char *const state_files[] = {"slot.state", "names", "ulid.state", "replayed.state"};
+static const char *const state_files[] = {"slot.state", "names", "names.next", "ulid.state", "replayed.state"};
 
 #define N_STATE_FILES ((int) lengthof(state_files))
 

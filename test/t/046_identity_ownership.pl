@@ -313,7 +313,7 @@ my $head = '';
 open($nf, '<:raw', $names) or die $!;
 read($nf, $head, 8);
 close($nf);
-is(join(',', unpack('L L', $head)), (0xC051D4A3) . ',4', 'pg_cosid/names is in 1.4\'s format now');
+is(join(',', unpack('L L', $head)), (0xC051D4A3) . ',5', 'pg_cosid/names is in 1.4\'s format now (5)');
 $node->restart;
 ($state, $msg, $err) = as_error('mallory', 'dm', qq{
 	INSERT INTO cosid.generator (name, strategy, config, owner, $layout_cols, identity)
