@@ -138,6 +138,7 @@ cosid_genstate_shmem_init(void)
 	HASHCTL		info;
 
 	cosid_gen_hash_lock = &(GetNamedLWLockTranche("cosid"))[0].lock;
+	cosid_issuer_lock(cosid_gen_hash_lock, "cosid_gen_hash_lock");
 	retired_ms = ShmemInitStruct("cosid retired units", sizeof(pg_atomic_uint64), &found);
 	if (!found)
 		pg_atomic_init_u64(retired_ms, 0);

@@ -259,6 +259,7 @@ cosid_names_shmem_init(void)
 
 	write_lock = &(GetNamedLWLockTranche("cosid names"))[0].lock;
 	index_lock = &(GetNamedLWLockTranche("cosid names"))[1].lock;
+	cosid_issuer_lock(index_lock, "the names index lock");
 	names_shared = ShmemInitStruct("cosid names", sizeof(NamesShared), &found);
 	if (!found)
 		memset(names_shared, 0, sizeof(NamesShared));
@@ -1045,7 +1046,7 @@ cosid_names_append(CosidNameRecord *recs, int n)
 			/* every live record of names is in names.next: it is the log now */
 			PG_TRY();
 			{
-				(void) durable_rename(NAMES_NEXT, NAMES_FILE, ERROR);
+				cosid_rename_durably(NAMES_NEXT, NAMES_FILE);
 			}
 			PG_CATCH();
 			{

@@ -220,6 +220,7 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrus
 	volatile bool trusted = false;
 
 	*untrusted = false;
+	cosid_check_lock_rules("a connection to the lease store");
 	if (conninfo == NULL || conninfo[0] == '\0')
 	{
 		snprintf(err, errlen, "cosid.lease_store is not set");
@@ -302,6 +303,7 @@ cosid_store_run(PGconn *conn, const char *sql, int nparams, const Oid *types,
 	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 	bool		answered = true;
 
+	cosid_check_lock_rules("a call to the lease store");
 	sqlstate[0] = '\0';
 	if (!PQsendQueryParams(conn, sql, nparams, types, params, NULL, NULL, 0))
 	{

@@ -66,10 +66,38 @@ cosid_end_as_role(CosidAsRole *as)
 	SetUserIdAndSecContext(as->save_uid, as->save_ctx);
 }
 
+/* the locks issuing backends wait on (this process's copy of the list made at start-up) */
+#define MAX_ISSUER_LOCKS 8
+static LWLock *issuer_locks[MAX_ISSUER_LOCKS];
+static const char *issuer_lock_names[MAX_ISSUER_LOCKS];
+static int	n_issuer_locks = 0;
+
+void
+cosid_issuer_lock(LWLock *lock, const char *name)
+{
+	for (int i = 0; i < n_issuer_locks; i++)
+		if (issuer_locks[i] == lock)
+			return;
+	if (n_issuer_locks == MAX_ISSUER_LOCKS)
+		elog(ERROR, "too many cosid issuer locks");
+	issuer_locks[n_issuer_locks] = lock;
+	issuer_lock_names[n_issuer_locks++] = name;
+}
+
+void
+cosid_check_lock_rules(const char *what)
+{
+	for (int i = 0; i < n_issuer_locks; i++)
+		if (LWLockHeldByMe(issuer_locks[i]))
+			elog(ERROR, "cosid made %s while holding %s, which issuing backends wait on",
+				 what, issuer_lock_names[i]);
+}
+
 /* Write len bytes to fd (opened on path) and fsync it; ERROR on failure. */
 static void
 write_and_sync(int fd, const char *path, const void *data, size_t len)
 {
+	cosid_check_lock_rules("an fsync");
 	errno = 0;
 	if (write(fd, data, len) != (ssize_t) len)
 	{
@@ -90,6 +118,13 @@ write_and_sync(int fd, const char *path, const void *data, size_t len)
 }
 
 void
+cosid_rename_durably(const char *from, const char *to)
+{
+	cosid_check_lock_rules("an fsync");
+	(void) durable_rename(from, to, ERROR);
+}
+
+void
 cosid_write_durably(const char *path, const char *tmp, const void *data, size_t len)
 {
 	int			fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -99,7 +134,7 @@ cosid_write_durably(const char *path, const char *tmp, const void *data, size_t 
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", tmp)));
 	write_and_sync(fd, tmp, data, len);
-	(void) durable_rename(tmp, path, ERROR);
+	cosid_rename_durably(tmp, path);
 }
 
 void

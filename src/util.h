@@ -17,6 +17,7 @@
 #include "core/backoff.h"
 
 #include "datatype/timestamp.h"
+#include "storage/lwlock.h"
 
 /*
  * True once cosid's shared memory exists: the library was loaded by
@@ -144,5 +145,19 @@ extern void cosid_write_durably(const char *path, const char *tmp, const void *d
 
 /* Append len bytes to an existing file and fsync it. */
 extern void cosid_append_durably(const char *path, const void *data, size_t len);
+
+/* durable_rename(from, to), checked as an fsync (cosid_check_lock_rules); ERROR on failure. */
+extern void cosid_rename_durably(const char *from, const char *to);
+
+/*
+ * The lock rules (ARCHITECTURE.md, Locks): no fsync and no call to the lease
+ * store while this backend holds a lock that issuing backends wait on.
+ * Modules register such locks at start-up; cosid_check_lock_rules(what)
+ * raises an internal error naming the lock when one is held.  Every fsync of
+ * cosid's files and every store call goes through it, so a suite that takes
+ * those paths fails on a breach.
+ */
+extern void cosid_issuer_lock(LWLock *lock, const char *name);
+extern void cosid_check_lock_rules(const char *what);
 
 #endif							/* COSID_UTIL_H */
