@@ -511,6 +511,12 @@ cosid_gen_define_name(CosidGenDef *def, const CosidGenDef *old, int64 fresh_iden
 		/* a new identity: its record, and this database its owner */
 		new_identity_record(def, owner_for_record(def), &recs[n++]);
 	}
+	else if (n == 0 && !OidIsValid(names_owner(def->identity, def->name)))
+	{
+		/* an identity whose database is gone: this one takes it, as a first issue would */
+		rec.owner_db = MyDatabaseId;
+		recs[n++] = rec;
+	}
 	/* the name's identity in this database, unless it is recorded already */
 	if (!names_find(COSID_NAME_OF_DB, def, &rec) || rec.forgotten ||
 		rec.ident != def->identity || !record_same_layout(&rec, def))
@@ -565,7 +571,10 @@ claim_identity(const CosidGenDef *def)
 	CosidNameRecord cur;
 
 	if (identity_record(def, &recs[0]))
+	{
 		recs[0].owner_db = MyDatabaseId;
+		recs[0].forgotten = 0;
+	}
 	else
 		new_identity_record(def, MyDatabaseId, &recs[0]);
 	if (names_find(COSID_NAME_OF_DB, def, &cur) && !cur.forgotten &&

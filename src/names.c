@@ -39,6 +39,7 @@
 #include "upgrade.h"
 #include "util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/hashfn.h"
@@ -62,6 +63,10 @@
 
 /* records of the old file examined per append while compacting */
 #define COMPACT_STEP 8
+/* the most records one append writes: copies and up to 3 of its own */
+#define MAX_BATCH	(COMPACT_STEP + 3)
+/* room in the index beyond cosid.max_names, for the keys of one append */
+#define INDEX_SLACK	MAX_BATCH
 
 int			cosid_max_names = 65536;
 
@@ -136,6 +141,7 @@ typedef struct NamesShared
 	uint32		in_next;		/* records in names.next */
 	uint32		cursor;			/* the next record of names to examine */
 	bool		exists;			/* pg_cosid/names does */
+	bool		rewrite;		/* the log is to be written anew before the next append */
 	bool		warned_full;
 } NamesShared;
 
@@ -145,6 +151,13 @@ static LWLock *write_lock = NULL;
 static LWLock *index_lock = NULL;
 
 /* ---------- keys ---------- */
+
+static bool
+database_exists(Oid db)
+{
+	return db == MyDatabaseId ||
+		SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(db));
+}
 
 static void
 key_of(CosidNameRecord *key, int kind, Oid db, int64 ident, const char *name)
@@ -209,19 +222,40 @@ record_crc(CosidNameRecord *r)
 	FIN_CRC32C(r->crc);
 }
 
-/* Whether r may be forgotten when the index is full. */
+/* Whether r is an identity's record with no floor and no successor (nothing but its owner and layout). */
+static bool
+plain_identity(const CosidNameRecord *r)
+{
+	return r->kind == COSID_NAME_LAYOUT && r->ident != 0 && r->floor < 0 && r->successor == 0;
+}
+
+/*
+ * Whether r may be forgotten when the index is full: a name's record in a
+ * database (it keeps only the name's identity across DROP EXTENSION), and
+ * then an identity's record without a floor (it says which database the
+ * identity belongs to: forgotten, another database could take the identity,
+ * so those go last, and only from the database holding the most records).
+ */
 static bool
 forgettable(const CosidNameRecord *r)
 {
-	return r->kind == COSID_NAME_OF_DB ||
-		(r->ident != 0 && r->floor < 0 && r->successor == 0);
+	return r->kind == COSID_NAME_OF_DB || plain_identity(r);
 }
 
-/* The database r counts against (whose records go first when the index is full). */
+/* The database a record counts against when the index is full. */
 static Oid
 record_db(const CosidNameRecord *r)
 {
-	return r->kind == COSID_NAME_OF_DB ? r->db : r->owner_db;
+	return r->kind == COSID_NAME_LAYOUT && OidIsValid(r->owner_db) ? r->owner_db : r->db;
+}
+
+/* Whether compaction leaves r out: a forgotten name, or a record of a database that no longer exists. */
+static bool
+dropped_at_compaction(const CosidNameRecord *r)
+{
+	if (r->kind == COSID_NAME_OF_DB)
+		return r->forgotten || !database_exists(r->db);
+	return plain_identity(r) && OidIsValid(r->owner_db) && !database_exists(r->owner_db);
 }
 
 /* ---------- settings and shared memory ---------- */
@@ -248,7 +282,7 @@ Size
 cosid_names_shmem_size(void)
 {
 	return add_size(MAXALIGN(sizeof(NamesShared)),
-					hash_estimate_size(cosid_max_names, sizeof(NameEntry)));
+					hash_estimate_size(cosid_max_names + INDEX_SLACK, sizeof(NameEntry)));
 }
 
 /* Called under AddinShmemInitLock. */
@@ -263,7 +297,7 @@ cosid_names_shmem_init(void)
 	names_shared = ShmemInitStruct("cosid names", sizeof(NamesShared), &found);
 	if (!found)
 		memset(names_shared, 0, sizeof(NamesShared));
-	names_index = names_hash_create("cosid names index", cosid_max_names, true);
+	names_index = names_hash_create("cosid names index", cosid_max_names + INDEX_SLACK, true);
 }
 
 /* ---------- reading the log (at load) ---------- */
@@ -394,8 +428,20 @@ read_records(int fd, const char *path, bool v13, uint32 epoch, bool last, Loaded
 				ereport(ERROR,
 						(errcode_for_file_access(),
 						 errmsg("could not read file \"%s\": %m", path)));
-			if (extra != 0 || !last)
+			/*
+			 * An append writes a batch (at most MAX_BATCH records) with one
+			 * write: a crash may tear any of them, and none was acknowledged.
+			 */
+			if (extra < 0 || !last)
 				names_error("checksum mismatch");
+			if (extra != 0)
+			{
+				struct stat st;
+				off_t		at = lseek(fd, 0, SEEK_CUR) - 1 - (off_t) size;
+
+				if (fstat(fd, &st) != 0 || st.st_size - at > (off_t) (MAX_BATCH * size))
+					names_error("checksum mismatch");
+			}
 			l->rewrite = true;
 			return;
 		}
@@ -454,10 +500,12 @@ read_next(uint32 epoch, Loaded *l, bool *had_next)
 	*had_next = fd >= 0;
 	if (fd < 0)
 		return;
-	if (read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != NAMES_MAGIC ||
-		h.version != NAMES_VERSION || h.epoch != epoch + 1)
+	/* (its header is written by a rename: it is whole or not there) */
+	if (read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != NAMES_MAGIC || h.version != NAMES_VERSION)
+		names_error("names.next has no valid header");
+	if (h.epoch != epoch + 1)
 	{
-		/* stale (or its header torn while compaction began): nothing of it counts */
+		/* left by a crash after the log was written anew: nothing of it counts */
 		CloseTransientFile(fd);
 		l->rewrite = true;
 		return;
@@ -479,11 +527,8 @@ read_log(Loaded *l, uint32 *epoch, bool *had_next, bool *exists)
 	fd = open_log(NAMES_FILE);
 	if (fd < 0)
 	{
-		/* no log: a names.next without it is stale */
-		if (unlink(NAMES_NEXT) != 0 && errno != ENOENT)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s\": %m", NAMES_NEXT)));
+		/* no log: a names.next without it is stale (removed by the first append) */
+		*had_next = access(NAMES_NEXT, F_OK) == 0;
 		return;
 	}
 	*exists = true;
@@ -520,19 +565,14 @@ read_log(Loaded *l, uint32 *epoch, bool *had_next, bool *exists)
 	*had_next = access(NAMES_NEXT, F_OK) == 0;
 }
 
-static bool
-database_exists(Oid db)
-{
-	return db == MyDatabaseId ||
-		SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(db));
-}
-
 /*
  * Before 1.4's format 5, an identity had a record of its own only once its
- * layout changed; otherwise its name's record in the database that defined
- * it stood for it, and the identity belonged to the database of the first
- * live record of it in the log whose database exists.  Give every such
- * identity its record, with that owner.
+ * layout changed (and 1.2's names, identity 0, one without an owner);
+ * otherwise its name's record in the database that defined it stood for
+ * it, and the identity belonged to the database of the first live record
+ * of it in the log whose database exists.  Give every identity a record of
+ * its own with that owner, and that owner to a record whose owner is not
+ * known or gone; l->rewrite when anything changed.
  */
 static void
 add_identity_records(Loaded *l)
@@ -548,7 +588,7 @@ add_identity_records(Loaded *l)
 		bool		found;
 		CosidNameRecord *r = &l->all[i].rec;
 
-		if (r->ident == 0 || !loaded_live(l, i))
+		if (!loaded_live(l, i))
 			continue;
 		key_of(&key, COSID_NAME_LAYOUT, InvalidOid, r->ident, r->name);
 		o = hash_search(owners, &key, HASH_ENTER, &found);
@@ -563,14 +603,29 @@ add_identity_records(Loaded *l)
 		CosidNameRecord key;
 		CosidNameRecord id;
 		NameEntry  *o;
+		NameEntry  *have;
 		CosidNameRecord *r = &l->all[i].rec;
 
-		if (r->kind != COSID_NAME_OF_DB || r->ident == 0 || !loaded_live(l, i))
+		if (r->kind != COSID_NAME_OF_DB || !loaded_live(l, i))
 			continue;
 		key_of(&key, COSID_NAME_LAYOUT, InvalidOid, r->ident, r->name);
-		if (hash_search(l->latest, &key, HASH_FIND, NULL) != NULL)
-			continue;
 		o = hash_search(owners, &key, HASH_FIND, NULL);
+		have = hash_search(l->latest, &key, HASH_FIND, NULL);
+		if (have != NULL)
+		{
+			CosidNameRecord *idr = &l->all[have->pos].rec;
+
+			/* its record, whose owner is not known (1.2) or gone */
+			if (o != NULL && OidIsValid(o->rec.owner_db) && idr->owner_db != o->rec.owner_db &&
+				(!OidIsValid(idr->owner_db) || !database_exists(idr->owner_db)))
+			{
+				id = *idr;
+				id.owner_db = o->rec.owner_db;
+				loaded_put(l, &id, 0, 0);
+				l->rewrite = true;
+			}
+			continue;
+		}
 		id = key;
 		id.db = r->db;
 		id.wide = r->wide;
@@ -580,7 +635,6 @@ add_identity_records(Loaded *l)
 		id.owner_db = o && OidIsValid(o->rec.owner_db) ? o->rec.owner_db : r->owner_db;
 		loaded_put(l, &id, 0, 0);
 		l->rewrite = true;
-		r = &l->all[i].rec;		/* all may have moved */
 	}
 	hash_destroy(owners);
 }
@@ -590,7 +644,7 @@ add_identity_records(Loaded *l)
 typedef struct Forgettable
 {
 	Oid			db;
-	int			rank;			/* 0: a forgotten name, 1: a name, 2: an identity */
+	int			rank;			/* 0: a forgotten name or its identity, 1: a name, 2: an identity */
 	uint64		age;			/* (epoch, pos): older first */
 	NameEntry  *entry;
 } Forgettable;
@@ -617,12 +671,16 @@ forgettable_cmp(const void *a, const void *b)
 }
 
 /*
- * The k records to forget (palloc'd keys), from the database holding the
- * most forgettable records each time; fewer when there are not so many.
- * The index is stable (write lock held, or not yet shared).
+ * The k records to forget (palloc'd keys), each from the database holding
+ * the most records at the time (so that a database within its share of
+ * cosid.max_names never loses one to another's): its forgotten names' and
+ * their identities' first, then its names', then its identities' without a
+ * floor, oldest first; fewer when there are not so many.
+ * Keys in skip (those an append is about to write) are not chosen.  The
+ * index is stable (write lock held, or not yet shared).
  */
 static int
-choose_forgotten(HTAB *index, int k, CosidNameRecord **out)
+choose_forgotten(HTAB *index, int k, HTAB *skip, CosidNameRecord **out)
 {
 	HASH_SEQ_STATUS seq;
 	NameEntry  *e;
@@ -639,6 +697,8 @@ choose_forgotten(HTAB *index, int k, CosidNameRecord **out)
 	{
 		if (!forgettable(&e->rec))
 			continue;
+		if (skip != NULL && hash_search(skip, &e->rec, HASH_FIND, NULL) != NULL)
+			continue;
 		c[nc].db = record_db(&e->rec);
 		c[nc].rank = e->rec.forgotten ? 0 : e->rec.kind == COSID_NAME_LAYOUT ? 2 : 1;
 		c[nc].age = ((uint64) e->epoch << 32) | e->pos;
@@ -650,17 +710,26 @@ choose_forgotten(HTAB *index, int k, CosidNameRecord **out)
 	ctl.entrysize = sizeof(DbCount);
 	ctl.hcxt = CurrentMemoryContext;
 	dbs = hash_create("cosid names per database", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int i = 0; i < nc; i++)
+	/* every record counts against its database; the candidates are runs of c */
+	hash_seq_init(&seq, index);
+	while ((e = hash_seq_search(&seq)) != NULL)
 	{
+		Oid			db = record_db(&e->rec);
 		bool		found;
 
-		d = hash_search(dbs, &c[i].db, HASH_ENTER, &found);
+		d = hash_search(dbs, &db, HASH_ENTER, &found);
 		if (!found)
 		{
 			d->count = 0;
-			d->next = i;
+			d->next = d->end = 0;
 		}
 		d->count++;
+	}
+	for (int i = 0; i < nc; i++)
+	{
+		d = hash_search(dbs, &c[i].db, HASH_FIND, NULL);
+		if (d->end == 0)
+			d->next = i;
 		d->end = i + 1;
 	}
 	*out = palloc(sizeof(CosidNameRecord) * Max(k, 1));
@@ -689,9 +758,9 @@ warn_full(int forgotten)
 		return;
 	names_shared->warned_full = true;
 	ereport(LOG,
-			(errmsg("cosid.max_names (%d) is full: %d records of names and identities were forgotten",
+			(errmsg("cosid.max_names (%d) is full: %d records of names in databases were forgotten",
 					cosid_max_names, forgotten),
-			 errdetail("A time-based generator whose records are forgotten loses its identity when it is defined again after DROP EXTENSION, and its identity's owner."),
+			 errdetail("A time-based name whose record is forgotten gets a new identity when it is defined again after DROP EXTENSION."),
 			 errhint("Raise cosid.max_names to at least twice the number of time-based generators on this server.")));
 }
 
@@ -728,8 +797,6 @@ names_load(void)
 	CosidNameRecord *forget = NULL;
 	int			nforget = 0;
 	int			nlive;
-	CosidNameRecord *out;
-	int			nout = 0;
 	HASH_SEQ_STATUS seq;
 	NameEntry  *e;
 
@@ -743,7 +810,7 @@ names_load(void)
 	nlive = (int) hash_get_num_entries(live);
 	if (nlive > cosid_max_names)
 	{
-		nforget = choose_forgotten(live, nlive - cosid_max_names, &forget);
+		nforget = choose_forgotten(live, nlive - cosid_max_names, NULL, &forget);
 		for (int i = 0; i < nforget; i++)
 			(void) hash_search(live, &forget[i], HASH_REMOVE, NULL);
 		warn_full(nforget);
@@ -754,30 +821,11 @@ names_load(void)
 							cosid_max_names, hash_get_num_entries(live)),
 					 errhint("Raise cosid.max_names and restart the server.")));
 	}
-	if (l.rewrite)
-	{
-		out = palloc_extended(sizeof(CosidNameRecord) * Max(l.nall, 1), MCXT_ALLOC_HUGE);
-		for (int i = 0; i < l.nall; i++)
-		{
-			if (!loaded_live(&l, i))
-				continue;
-			out[nout] = l.all[i].rec;
-			record_crc(&out[nout]);
-			l.all[i].epoch = epoch + 2;
-			l.all[i].pos = nout++;
-		}
-		/* epoch + 2: a names.next left beside it (epoch + 1 at most) is stale */
-		write_header(NAMES_FILE, NAMES_TMP, epoch + 2, out, nout);
-		if (had_next && unlink(NAMES_NEXT) != 0 && errno != ENOENT)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not remove file \"%s\": %m", NAMES_NEXT)));
-		pfree(out);
-		epoch += 2;
-		had_next = false;
-		exists = true;
-	}
-
+	/*
+	 * An older format, a torn record or a stale names.next: the log is written
+	 * anew before the next append (rewrite_log), not here, so that reading
+	 * never depends on a write.
+	 */
 	/* the index: every live record, where it is */
 	LWLockAcquire(index_lock, LW_EXCLUSIVE);
 	hash_seq_init(&seq, names_index);
@@ -801,9 +849,10 @@ names_load(void)
 		*to = l.all[i];
 	}
 	names_shared->epoch = epoch;
-	names_shared->compacting = had_next;
+	names_shared->compacting = had_next && !l.rewrite;
 	names_shared->cursor = 0;
 	names_shared->exists = exists;
+	names_shared->rewrite = l.rewrite;
 	names_shared->loaded = true;
 	LWLockRelease(index_lock);
 	hash_destroy(l.latest);
@@ -909,12 +958,10 @@ compaction_step(CosidNameRecord *copies, CosidNameRecord *gone, int *ngone, int 
 		{
 			/*
 			 * A forgotten name's record says what no record says (the name
-			 * starts over): its older records are dead or in names, before
-			 * it, until the rename.
+			 * starts over): its older records are dead, or in names before
+			 * it until the rename.
 			 */
-			if ((e->rec.kind == COSID_NAME_OF_DB && e->rec.forgotten) ||
-				(forgettable(&e->rec) && OidIsValid(record_db(&e->rec)) &&
-				 !database_exists(record_db(&e->rec))))
+			if (dropped_at_compaction(&e->rec))
 				gone[(*ngone)++] = e->rec;
 			else
 				copies[n++] = e->rec;
@@ -962,8 +1009,72 @@ new_keys(const CosidNameRecord *recs, int n)
 	return k;
 }
 
-void
-cosid_names_append(CosidNameRecord *recs, int n)
+/* A set of keys (for choose_forgotten's skip). */
+static HTAB *
+key_set(const CosidNameRecord *a, int na, const CosidNameRecord *b, int nb)
+{
+	HTAB	   *set = names_hash_create("cosid names being written", Max(na + nb, 8), false);
+
+	for (int i = 0; i < na; i++)
+		(void) hash_search(set, &a[i], HASH_ENTER, NULL);
+	for (int i = 0; i < nb; i++)
+		(void) hash_search(set, &b[i], HASH_ENTER, NULL);
+	return set;
+}
+
+/*
+ * Write the index's live records as a new log (the write lock held): once
+ * after a load that found an older format, a torn record or a stale
+ * names.next, before the first append.
+ */
+static void
+rewrite_log(void)
+{
+	HASH_SEQ_STATUS seq;
+	NameEntry  *e;
+	long		n = hash_get_num_entries(names_index);
+	CosidNameRecord *out = palloc_extended(sizeof(CosidNameRecord) * Max(n, 1), MCXT_ALLOC_HUGE);
+	uint32		epoch = names_shared->epoch + 2;	/* a names.next beside it is stale */
+	int			nout = 0;
+
+	hash_seq_init(&seq, names_index);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		out[nout] = e->rec;
+		record_crc(&out[nout++]);
+	}
+	write_header(NAMES_FILE, NAMES_TMP, epoch, out, nout);
+	if (unlink(NAMES_NEXT) != 0 && errno != ENOENT)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", NAMES_NEXT)));
+	LWLockAcquire(index_lock, LW_EXCLUSIVE);
+	for (int i = 0; i < nout; i++)
+	{
+		e = hash_search(names_index, &out[i], HASH_FIND, NULL);
+		e->epoch = epoch;
+		e->pos = i;
+	}
+	names_shared->epoch = epoch;
+	names_shared->in_names = nout;
+	names_shared->in_next = 0;
+	names_shared->compacting = false;
+	names_shared->cursor = 0;
+	names_shared->exists = true;
+	names_shared->rewrite = false;
+	LWLockRelease(index_lock);
+	pfree(out);
+}
+
+/*
+ * The appending itself (write lock held, index loaded): names.next begun
+ * when compaction is due, the copies of a compaction step and recs written
+ * with one fsync, then the index and the counters.  An error after the
+ * write leaves the index to be loaded again (names_load), since the file
+ * then holds more than the index says.
+ */
+static void
+append_locked(CosidNameRecord *recs, int n)
 {
 	CosidNameRecord *buf = palloc(sizeof(CosidNameRecord) * (n + COMPACT_STEP));
 	CosidNameRecord gone[COMPACT_STEP];
@@ -976,33 +1087,8 @@ cosid_names_append(CosidNameRecord *recs, int n)
 	uint32		epoch;
 	uint32		first;
 
-	Assert(LWLockHeldByMeInMode(write_lock, LW_EXCLUSIVE));
-	ensure_loaded();
-	for (int i = 0; i < n; i++)
-		record_crc(&recs[i]);
-
-	/* room for new keys: the database holding the most forgets first */
-	room = cosid_max_names - (int) hash_get_num_entries(names_index) - new_keys(recs, n);
-	if (room < 0)
-	{
-		/* a batch, so that the pass over the index is made once in many appends */
-		nforget = choose_forgotten(names_index, Max(-room, cosid_max_names / 64), &forget);
-		if (nforget < -room)
-			ereport(ERROR,
-					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-					 errmsg("cosid.max_names (%d) is full of records that must be kept", cosid_max_names),
-					 errdetail("They are the floors of time-based generators whose layout changed."),
-					 errhint("Raise cosid.max_names and restart the server.")));
-	}
-
-	if (!names_shared->exists)
-	{
-		/* the first record: the log begins (epoch + 2: no names.next continues it) */
-		write_header(NAMES_FILE, NAMES_TMP, names_shared->epoch + 2, NULL, 0);
-		names_shared->epoch += 2;
-		names_shared->in_names = 0;
-		names_shared->exists = true;
-	}
+	if (names_shared->rewrite || !names_shared->exists)
+		rewrite_log();
 	if (!names_shared->compacting &&
 		names_shared->in_names > 2 * (uint32) hash_get_num_entries(names_index) + 64)
 		begin_compaction();
@@ -1010,59 +1096,78 @@ cosid_names_append(CosidNameRecord *recs, int n)
 		ncopies = compaction_step(buf, gone, &ngone, &examined);
 	memcpy(buf + ncopies, recs, sizeof(CosidNameRecord) * n);
 
-	/* durable first; a failure leaves the index to be loaded again */
+	/* room for new keys: names' records of the database holding the most go first */
+	room = cosid_max_names - (int) hash_get_num_entries(names_index) + ngone - new_keys(recs, n);
+	if (room < 0)
+	{
+		HTAB	   *skip = key_set(buf, ncopies + n, gone, ngone);
+
+		/* a batch, so that the pass over the index is made once in many appends */
+		nforget = choose_forgotten(names_index, Max(-room, cosid_max_names / 64), skip, &forget);
+		hash_destroy(skip);
+		if (nforget < -room)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("cosid.max_names (%d) is full of the records of time-based generators' identities",
+							cosid_max_names),
+					 errdetail("An identity's record is kept while its database exists: it says which database the identity belongs to."),
+					 errhint("Raise cosid.max_names (two records for each time-based generator) and restart the server.")));
+	}
+
 	PG_TRY();
 	{
 		append_records(names_shared->compacting ? NAMES_NEXT : NAMES_FILE, buf, ncopies + n);
-	}
-	PG_CATCH();
-	{
-		names_shared->loaded = false;
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-
-	epoch = names_shared->epoch + (names_shared->compacting ? 1 : 0);
-	first = names_shared->compacting ? names_shared->in_next : names_shared->in_names;
-	LWLockAcquire(index_lock, LW_EXCLUSIVE);
-	for (int i = 0; i < nforget; i++)
-		(void) hash_search(names_index, &forget[i], HASH_REMOVE, NULL);
-	for (int i = 0; i < ngone; i++)
-		(void) hash_search(names_index, &gone[i], HASH_REMOVE, NULL);
-	for (int i = 0; i < ncopies + n; i++)
-		index_put(&buf[i], epoch, first + i);
-	LWLockRelease(index_lock);
-	if (nforget > 0)
-		warn_full(nforget);
-
-	if (!names_shared->compacting)
-		names_shared->in_names += n;
-	else
-	{
-		names_shared->in_next += ncopies + n;
-		names_shared->cursor += examined;
-		if (names_shared->cursor >= names_shared->in_names)
+		epoch = names_shared->epoch + (names_shared->compacting ? 1 : 0);
+		first = names_shared->compacting ? names_shared->in_next : names_shared->in_names;
+		LWLockAcquire(index_lock, LW_EXCLUSIVE);
+		for (int i = 0; i < nforget; i++)
+			(void) hash_search(names_index, &forget[i], HASH_REMOVE, NULL);
+		for (int i = 0; i < ngone; i++)
+			(void) hash_search(names_index, &gone[i], HASH_REMOVE, NULL);
+		for (int i = 0; i < ncopies + n; i++)
+			index_put(&buf[i], epoch, first + i);
+		if (!names_shared->compacting)
+			names_shared->in_names += n;
+		else
+		{
+			names_shared->in_next += ncopies + n;
+			names_shared->cursor += examined;
+		}
+		LWLockRelease(index_lock);
+		if (names_shared->compacting && names_shared->cursor >= names_shared->in_names)
 		{
 			/* every live record of names is in names.next: it is the log now */
-			PG_TRY();
-			{
-				cosid_rename_durably(NAMES_NEXT, NAMES_FILE);
-			}
-			PG_CATCH();
-			{
-				names_shared->loaded = false;
-				PG_RE_THROW();
-			}
-			PG_END_TRY();
+			cosid_rename_durably(NAMES_NEXT, NAMES_FILE);
+			LWLockAcquire(index_lock, LW_EXCLUSIVE);
 			names_shared->epoch++;
 			names_shared->in_names = names_shared->in_next;
 			names_shared->in_next = 0;
 			names_shared->compacting = false;
+			LWLockRelease(index_lock);
 		}
 	}
+	PG_CATCH();
+	{
+		/* (an error releases the index lock too, at abort) */
+		names_shared->loaded = false;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (nforget > 0)
+		warn_full(nforget);
 	pfree(buf);
 	if (forget)
 		pfree(forget);
+}
+
+void
+cosid_names_append(CosidNameRecord *recs, int n)
+{
+	Assert(LWLockHeldByMeInMode(write_lock, LW_EXCLUSIVE));
+	ensure_loaded();
+	for (int i = 0; i < n; i++)
+		record_crc(&recs[i]);
+	append_locked(recs, n);
 }
 
 int
@@ -1078,7 +1183,8 @@ cosid_names_kept_layouts(Oid db)
 		LWLockAcquire(index_lock, LW_SHARED);
 	hash_seq_init(&seq, names_index);
 	while ((e = hash_seq_search(&seq)) != NULL)
-		count += e->rec.kind == COSID_NAME_LAYOUT && e->rec.db == db && !forgettable(&e->rec);
+		count += e->rec.kind == COSID_NAME_LAYOUT && e->rec.db == db &&
+			(e->rec.floor >= 0 || e->rec.successor != 0);
 	if (!held)
 		LWLockRelease(index_lock);
 	return count;

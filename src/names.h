@@ -44,7 +44,7 @@ typedef struct CosidNameRecord
 	int64		floor;			/* ids up to this one are never issued again
 								 * (-1: none) */
 	int32		forgotten;		/* COSID_NAME_OF_DB: the name starts over;
-								 * COSID_NAME_LAYOUT: its owner forgot the
+								 * COSID_NAME_LAYOUT: its owner forgot its
 								 * name (forgotten first when full) */
 	Oid			owner_db;		/* the database the identity belongs to;
 								 * InvalidOid: not known (1.2's records) */
@@ -82,7 +82,7 @@ extern void cosid_names_unlock(void);
  */
 extern void cosid_names_append(CosidNameRecord *recs, int n);
 
-/* How many live records of kind db wrote that cannot be forgotten (a floor or a successor). */
+/* How many identity records with a floor or a successor db wrote (they are kept for good). */
 extern int	cosid_names_kept_layouts(Oid db);
 
 /* The databases whose live COSID_NAME_OF_DB record of name (not forgotten) names ident (palloc'd). */

@@ -108,7 +108,7 @@ write_and_sync(int fd, const char *path, const void *data, size_t len)
 				 errmsg("could not write file \"%s\": %m", path)));
 	}
 	if (pg_fsync(fd) != 0)
-		ereport(ERROR,
+		ereport(data_sync_elevel(ERROR),
 				(errcode_for_file_access(),
 				 errmsg("could not fsync file \"%s\": %m", path)));
 	if (CloseTransientFile(fd) != 0)
@@ -121,7 +121,7 @@ void
 cosid_rename_durably(const char *from, const char *to)
 {
 	cosid_check_lock_rules("an fsync");
-	(void) durable_rename(from, to, ERROR);
+	(void) durable_rename(from, to, data_sync_elevel(ERROR));
 }
 
 void

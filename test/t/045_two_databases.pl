@@ -225,6 +225,21 @@ cmp_ok($second, '<=', 1.25 * $first, '1,000 define/issue/drop cycles of new name
 cmp_ok($second, '<', 40_000, '... and stays well below 120 bytes a name (1.2: 120,000 bytes)');
 ($state, $msg) = as_error('alice', 'da', q{SELECT cosid_next('order'), cosid_next('a1')});
 ok(!defined $state, "alice's generators issue after mallory's churn") or diag($msg);
+# cosid.max_names (48) filled up with mallory's records: he, holding the
+# most, forgot his own; alice's identities (within her share) still belong
+# to da, so mallory cannot take one with a history row
+my @alice = split /\n/, $node->safe_psql('da', q{SELECT name || '|' || identity || '|' || epoch_ms || '|' || unit_ms
+	|| '|' || time_bits || '|' || node_bits || '|' || seq_bits FROM cosid.generator WHERE strategy = 'snowflake' ORDER BY name});
+my @taken;
+for my $row (@alice)
+{
+	my ($n, $id, $e, $u, $t, $nb, $sb) = split /\|/, $row;
+	my ($st) = as_error('mallory', 'dm', qq{INSERT INTO cosid.generator_history (name, last_number, identity, strategy,
+		epoch_ms, unit_ms, time_bits, node_bits, seq_bits, uncertainty_bits) VALUES ('$n', 0, $id, 'snowflake', $e, $u, $t, $nb, $sb, 0)});
+	push @taken, "$n: " . ($st // 'accepted') unless ($st // '') eq '42501';
+}
+like(slurp_file($node->logfile), qr/cosid.max_names \(48\) is full/, 'the names index filled up during the churn');
+is(join(', ', @taken), '', 'after the churn filled cosid.max_names, all ' . scalar(@alice) . " of alice's identities still belong to da (42501 for mallory)");
 
 # ---- 6. a copy is the same generator
 $node->safe_psql('postgres', 'CREATE DATABASE da_copy TEMPLATE da OWNER alice');
