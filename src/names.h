@@ -19,6 +19,9 @@
  * guards the index in shared memory and is held only for a look-up or an
  * update of it, never across I/O.  A look-up takes only the index lock,
  * shared.  Writers take the write lock first, then the index lock.
+ * The writers: a define, a drop with forget_history, the first issue of an
+ * identity no database holds, identity 0's first issue after a change; an
+ * issuer of a known identity never takes the write lock.
  */
 #ifndef COSID_NAMES_H
 #define COSID_NAMES_H
