@@ -24,10 +24,15 @@
 # functions whose C names the released scripts (sql/cosid--1.0.sql to 1.3's)
 # fixed: a server running those scripts' functions needs those symbols.
 #
+# ARCHITECTURE.md must fit on a screen, so that it is read and its diffs can
+# be reviewed: at most DOC_MAX_BYTES (12,288) bytes and lines of at most
+# DOC_MAX_COLUMNS (120) characters.  The detail goes into the comments of the
+# files it describes.
+#
 # Fails (exit 1) naming every edge that is in one graph and not the other,
 # every module of src/ the graph does not list, every line it cannot read,
-# a cycle among the sources' modules (includes and links together), and a
-# symbol without the prefix; prints "architecture: N modules, N edges, as
+# a cycle among the sources' modules (includes and links together), a
+# symbol without the prefix, and an ARCHITECTURE.md over its size or width; prints "architecture: N modules, N edges, as
 # ARCHITECTURE.md says" otherwise.  test.sh runs it as the suite
 # "architecture".
 set -uo pipefail
@@ -37,6 +42,8 @@ OBJDIR=${2:-}
 DOC=$REPO/ARCHITECTURE.md
 SRC=$REPO/src
 BOTTOM=" util compat "
+DOC_MAX_BYTES=12288
+DOC_MAX_COLUMNS=120
 problems=0
 
 problem() {
@@ -45,6 +52,20 @@ problem() {
 }
 
 [ -f "$DOC" ] || { echo "architecture: $DOC not found" >&2; exit 1; }
+
+# ARCHITECTURE.md fits on a screen: its size, and each line's width in
+# characters (UTF-8: an arrow is one).
+doc_bytes=$(wc -c <"$DOC")
+if [ "$doc_bytes" -gt "$DOC_MAX_BYTES" ]; then
+	problem "ARCHITECTURE.md is $doc_bytes bytes, over $DOC_MAX_BYTES: it must fit on a screen; move the detail into the comments of the files it describes"
+fi
+doc_widest=0
+while read -r n width; do
+	[ "$width" -gt "$doc_widest" ] && doc_widest=$width
+	if [ "$width" -gt "$DOC_MAX_COLUMNS" ]; then
+		problem "ARCHITECTURE.md:$n is $width characters wide, over $DOC_MAX_COLUMNS: wrap it, or move the detail into the comments of the files it describes"
+	fi
+done < <(LC_ALL=C.UTF-8 bash -c 'n=0; while IFS= read -r l || [ -n "$l" ]; do n=$((n + 1)); echo "$n ${#l}"; done' <"$DOC")
 
 # The modules of src/: every x of src/x.c and src/x.h.
 mapfile -t MODULES < <(cd "$SRC" && ls ./*.c ./*.h | sed -E 's|^\./||; s/\.[ch]$//' | sort -u)
@@ -190,7 +211,7 @@ while read -r a b; do
 done < <(comm -13 "$WORK/code" "$WORK/doc")
 
 if [ "$problems" -gt 0 ]; then
-	echo "architecture: $problems problem(s): ARCHITECTURE.md's module graph and src/ differ" >&2
+	echo "architecture: $problems problem(s): ARCHITECTURE.md and src/ differ, or ARCHITECTURE.md does not fit on a screen" >&2
 	exit 1
 fi
-echo "architecture: $(sort -u "$WORK/listed" | wc -l) modules, $(wc -l <"$WORK/doc") edges ($(grep -vcE " (util|compat)$" "$WORK/link") of them at link level), as ARCHITECTURE.md says; no cycle${OBJDIR:+, every exported symbol prefixed}"
+echo "architecture: $(sort -u "$WORK/listed" | wc -l) modules, $(wc -l <"$WORK/doc") edges ($(grep -vcE " (util|compat)$" "$WORK/link") of them at link level), as ARCHITECTURE.md says; no cycle${OBJDIR:+, every exported symbol prefixed}; ARCHITECTURE.md $doc_bytes bytes, lines of at most $doc_widest characters"
