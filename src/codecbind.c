@@ -137,6 +137,13 @@ check_function_owner(Oid fn, const CosidGenDef *gen, const char *path)
  * and its owner needs EXECUTE on them when the codec is bound from the
  * catalog; a list given to cosid_define or cosid_alter, or ad hoc, needs
  * EXECUTE for the caller.
+ *
+ * No pg_depend entry holds the function: a catalog row is not an object,
+ * and the only objects one could hang on (the table, its column) would go
+ * with DROP FUNCTION ... CASCADE.  A row written with OIDs that are not its
+ * list's functions (a restore, the update from 1.2) is bound once by its
+ * qualified names by the SQL trigger cosid.generator_bind_codec.  The column
+ * is oid[], not regprocedure[]: pg_upgrade refuses regprocedure columns.
  */
 /*
  * A generator's function fixed by OID: it must still exist and still be the

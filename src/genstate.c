@@ -60,6 +60,11 @@
  *   its share (max-min fair over the databases holding entries: see
  *   unfair_entry) takes the least recently used entry of the database
  *   holding the most.
+ *
+ * State per server and identity was chosen over per-database state (copies
+ * of a database would repeat each other's ids) and over per-name state
+ * (1.2: one database could stop another's generator).  cosid_stats shows a
+ * database the entries of the identities its catalog has.
  */
 #include "genstate.h"
 #include "names.h"

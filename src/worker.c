@@ -19,6 +19,10 @@
  * SIGTERM sets ShutdownRequestPending (SignalHandlerForShutdownRequest),
  * SIGHUP ConfigReloadPending.
  *
+ * No wait here or at the ULID mark (ulid_type.c) is for something another
+ * backend holds across a lock wait, so neither can close a cycle of waits
+ * that the deadlock detector does not see.
+ *
  * Owns: the worker's registration and its loop.  Must not: write the slot's
  * durable record itself (sources do) or be called by backends.
  */
