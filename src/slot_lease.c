@@ -22,6 +22,11 @@
  * shutdown the slot is released with the start of the last unit issued.  Nothing is written locally, so
  * this works on a standby.
  *
+ * Another role naming this server's instance id in lease_acquire gets a
+ * free slot, never this lease: the store's choice (1.3) over refusing it
+ * with 42501, which would let a role squat a stopped server's instance id
+ * and keep that server from its slot.
+ *
  * Owns: the store connection of the slot worker, the fencing token, and
  * what it reports in shared memory (CosidLeaseStatus, for cosid_slot()).
  * Must not: touch the window (the worker does) or write local files.
