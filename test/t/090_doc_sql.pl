@@ -24,6 +24,7 @@
 #     <uuid>  a uuid in its canonical text
 #     <time>  a timestamptz as psql prints it (2026-11-29 21:33:47.418+00)
 #     <date>  a date as yyyyMMdd (a periodic segment number's period)
+#     <year>  a year as yyyy (a yearly segment number's period)
 #   Everything else must be what psql prints.  Comments after a statement
 #   (-- 3844) are for the reader and are not compared: show output that
 #   matters in a ```text block.
@@ -134,6 +135,7 @@ my %PLACEHOLDER = (
 	ulid => '[0-7][0-9A-HJKMNP-TV-Z]{25}',
 	uuid => '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
 	date => '[0-9]{8}',
+	year => '[0-9]{4}',
 	time => '[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?[+-][0-9]{2}(?::[0-9]{2})?',
 );
 
@@ -149,7 +151,7 @@ sub output_regex
 			next;
 		}
 		my $re = '';
-		for my $part (split /(<(?:id|ulid|uuid|time|date)>| +)/, $line)
+		for my $part (split /(<(?:id|ulid|uuid|time|date|year)>| +)/, $line)
 		{
 			next if $part eq '';
 			if ($part =~ /^<(\w+)>$/) { $re .= $PLACEHOLDER{$1}; }

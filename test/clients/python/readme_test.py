@@ -2,8 +2,11 @@
 """The Cookbook (docs/cookbook.md) shows the code that the client tests run (TAP): every
 line of its code blocks, less a trailing comment and semicolon, is in a file
 under test/clients (white space aside); lines that are only a comment are
-examples of output.  And every client program (test/clients/*/*_test.*) is
-named in it.  The Cookbook: $COSID_DOCS/cookbook.md, else the checkout's."""
+examples of output.  A block right after "<!-- test: NAME -->" is SQL that a
+TAP test runs as written instead (doc_blocks in test/t/CosidTest.pm), and the
+```text block right after it is its output, which test/t/090_doc_sql.pl
+compares: neither is client code.  And every client program
+(test/clients/*/*_test.*) is named in it.  The Cookbook: $COSID_DOCS/cookbook.md, else the checkout's."""
 import os
 import re
 import sys
@@ -38,7 +41,16 @@ def main(t):
     section = re.search(r"\A# Cookbook\n(.*)\Z", cookbook, re.S)
     if not t.ok(section is not None, "docs/cookbook.md is the Cookbook"):
         return
-    blocks = re.findall(r"^```(\w+)\n(.*?)^```", section.group(1), re.S | re.M)
+    blocks = []
+    tap_run_end = None  # where the last block a TAP test runs ended
+    for m in re.finditer(r"^```(\w+)\n(.*?)^```", section.group(1), re.S | re.M):
+        before = section.group(1)[:m.start()].rstrip("\n")
+        if re.search(r"^[ \t]*<!-- test: \S+ -->\Z", before, re.M):
+            tap_run_end = m.end()
+            continue
+        if m.group(1) == "text" and tap_run_end is not None and not section.group(1)[tap_run_end:m.start()].strip():
+            continue
+        blocks.append((m.group(1), m.group(2)))
     t.ok(len(blocks) >= 10, f"the Cookbook has code blocks ({len(blocks)})")
     code = sources()
     for n, (lang, body) in enumerate(blocks, 1):
