@@ -1,5 +1,5 @@
 # bench/many.gp: the many-generators chart of make bench, drawn by bench/many.sh as
-#   gnuplot -e "data='many.tsv'; out='many.svg'; seqkind='snowflake'; dbs=100; chart_title='...'" bench/many.gp
+#   gnuplot -e "data='many.tsv'; out='many.svg'; seqkind='snowflake'; dbs=100; long='1000'; chart_title='...'" bench/many.gp
 # many.tsv: kind, dbs, n, define_ms, seq_define_ms, first_ms, seq_first_ms,
 # long_ms, seq_long_ms, hot_ns, seq_hot_ns, ... (a header line first; "-"
 # where a figure is not measured), sorted by kind, dbs and n.  Four panels
@@ -27,7 +27,7 @@ do for [p = 1:4] {
 	col = (p == 1 ? 4 : p == 2 ? 6 : p == 3 ? 8 : 10)
 	set title (p == 1 ? "define: cosid_define / CREATE SEQUENCE, ms" : \
 		p == 2 ? "first call in a fresh session, ms" : \
-		p == 3 ? "first call in a long session (1,000 others used before), ms" : \
+		p == 3 ? "first call in a long session (".long." others used before), ms" : \
 		"hot call, ns (cosid_next / nextval)")
 	set ylabel (p == 4 ? "ns per call" : "ms (median)")
 	if (p <= 2 && dbs > 1) {
