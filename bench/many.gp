@@ -1,5 +1,5 @@
 # bench/many.gp: the many-generators chart of make bench, drawn by bench/many.sh as
-#   gnuplot -e "data='many.tsv'; out='many.svg'; seqkind='snowflake'; dbs=100; long='1000'; chart_title='...'" bench/many.gp
+#   gnuplot -e "data='many.tsv'; out='many.svg'; seqkind='snowflake'; dbs=100; one=6; long='1000'; chart_title='...'" bench/many.gp
 # many.tsv: kind, dbs, n, define_ms, seq_define_ms, first_ms, seq_first_ms,
 # long_ms, seq_long_ms, hot_ns, seq_hot_ns, ... (a header line first; "-"
 # where a figure is not measured), sorted by kind, dbs and n.  Four panels
@@ -7,7 +7,8 @@
 # fresh session, first call in a long session, hot call; cosid's lines in
 # colour (solid: one database, dashed: spread over dbs databases), the
 # sequences' in grey (measured on seqkind's server), and the target (2 x the
-# sequence, one database) dotted.
+# sequence, one database) dotted.  one: the number of one-database rows (0:
+# only the spread rows, two panels).
 set terminal svg size 1000,760 dynamic noenhanced font "sans,12" background "#ffffff"
 set output out
 set datafile separator "\t"
@@ -20,10 +21,12 @@ set grid xtics ytics lc rgb "#e2e2e2"
 set xlabel "generators (sequences)"
 set offsets graph 0.05, graph 0.05, graph 0.6, 0
 sel(k, d, c) = (strcol(1) eq k && $2 == d) ? column(c) : NaN
-set multiplot layout 2,2 title chart_title font "sans,13"
+panels = (one > 0 ? 4 : 2)
+if (panels == 2) { set terminal svg size 1000,400 dynamic noenhanced font "sans,12" background "#ffffff"; set output out }
+set multiplot layout panels / 2, 2 title chart_title font "sans,13"
 
 # panel(title, cosid column, sequence column, what the sequence line is)
-do for [p = 1:4] {
+do for [p = 1:panels] {
 	col = (p == 1 ? 4 : p == 2 ? 6 : p == 3 ? 8 : 10)
 	set title (p == 1 ? "define: cosid_define / CREATE SEQUENCE, ms" : \
 		p == 2 ? "first call in a fresh session, ms" : \
