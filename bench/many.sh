@@ -197,7 +197,7 @@ script() { printf '%s\n' "$2" >"$WORK/sql/$1.pgb"; [ "$(id -u)" -ne 0 ] || chown
 
 declare -A gidx total sidx stotal # per database: highest g/s index, generators/sequences in it
 
-# populate DB KIND TARGET_GENERATORS TARGET_SEQUENCES: psql lines that bring
+# populate_sql DB KIND GENERATORS SEQUENCES: psql lines that bring
 # DB up to that many generators (g1, g2, ...) and sequences (s1, s2, ...), in
 # transactions of BATCH.
 populate_sql() {
