@@ -436,11 +436,10 @@ mkdir -p "$REPO/tmp/bench" 2>/dev/null && cp "$REPORT" "$SAVED" &&
 	echo "table: tmp/bench/many-$PG_VERSION.tsv"
 if command -v gnuplot >/dev/null; then
 	# (the rows come in order of kind, layout and n: a line each)
-	seqkind=$(awk -F'\t' 'NR > 1 { print $1; exit }' "$REPORT")
 	dbs=$(awk -F'\t' 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$REPORT")
 	one=$(awk -F'\t' 'NR > 1 && $2 == 1 { n++ } END { print n + 0 }' "$REPORT")
-	gnuplot -e "data='$REPORT'; out='$WORK/many.svg'; seqkind='$seqkind'; dbs=$dbs; one=$one; long='$LONG'" \
-		-e "chart_title='Many generators against as many sequences (PostgreSQL $PG_VERSION, cosid.max_generators at its default, make bench $(date -u +%Y-%m-%d))'" \
+	gnuplot -e "data='$REPORT'; out='$WORK/many.svg'; dbs=$dbs; one=$one; long='$LONG'" \
+		-e "chart_title='Many generators against as many sequences: $(printf '%s' "$BUILD" | tr -d "'\\\\") on PostgreSQL $PG_VERSION, cosid.max_generators at its default, make bench $(date -u +%Y-%m-%d)'" \
 		"$BENCH/many.gp" && cp "$WORK/many.svg" "$REPO/tmp/bench/many-$PG_VERSION.svg" &&
 		echo "chart: tmp/bench/many-$PG_VERSION.svg"
 	case "${BENCH_CHART:-}" in
