@@ -19,6 +19,16 @@
 #   BENCH_FLEET=0       leaves out the fleet rows (bench/fleet.sh: N servers
 #                       leasing slots from one store, direct and through
 #                       PgBouncer, about 4 minutes; its BENCH_FLEET_* there)
+#   BENCH_MANY=0        leaves out the many-generators rows (bench/many.sh:
+#                       define, first call and hot call with 1,000 to 100,000
+#                       generators against as many sequences, one database and
+#                       spread over 100, each on a server of its own; its
+#                       BENCH_MANY_* there, e.g. BENCH_MANY_SIZES="1000 10000
+#                       100000", BENCH_MANY_KINDS="snowflake segment",
+#                       BENCH_MANY_LAYOUTS="1 100"; it also runs alone:
+#                       PG=15 bash bench/many.sh.  On 1.4's code before issue
+#                       29's rewrite 100,000 time-based generators take hours
+#                       to define: BENCH_MANY_SIZES="1000 10000" there)
 #   BENCH_CITUS_SECONDS=5, BENCH_CITUS_PORT=54345  the Citus row
 #                       (bench/citus.sh: distributed inserts keyed by
 #                       bigserial, uuid v4, uuid v7 and cosid on a coordinator
@@ -280,6 +290,14 @@ bash "$BENCH/citus.sh"
 
 [ "${BENCH_FLEET:-1}" = 0 ] || bash "$BENCH/fleet.sh"
 
+# --- many generators: 1,000 to 100,000, one per tenant, against as many
+# sequences (bench/many.sh; BENCH_MANY=0 leaves it out) ---
+
+# (its failure, a query's or a generator's for want of shared entries, fails
+# the run at its end, after the targets and the chart)
+many_rc=0
+[ "${BENCH_MANY:-1}" = 0 ] || bash "$BENCH/many.sh" || many_rc=$?
+
 echo
 echo "== TARGETS"
 bench_psql -c "SELECT * FROM bench_call_targets($N)" -c "SELECT * FROM bench_pk_targets($ROWS)" \
@@ -320,3 +338,4 @@ fi
 
 echo
 echo "make bench took $(($(date +%s) - T0)) s; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$many_rc" = 0 ] || { echo "bench: the many-generators part failed (above)" >&2; exit "$many_rc"; }
