@@ -130,6 +130,55 @@ cosid_catalog_owner(void)
 	return cosid_rel_owner(catalog_relid());
 }
 
+/*
+ * The statements cosid_catalog_exec ran in this backend, prepared once and
+ * kept (SPI_keepplan): a statement's text is the same at every call, so a
+ * generator's define or first read does not parse and plan it again.  The
+ * plan cache re-plans a kept plan when what it depends on changes (the
+ * table dropped with the extension and made again, new columns, the
+ * search_path pinned by cosid_begin_as_role), as it does for any prepared
+ * statement.  A few dozen statements: a list.
+ */
+typedef struct CatalogPlan
+{
+	struct CatalogPlan *next;
+	char	   *sql;
+	int			nargs;
+	Oid			argtypes[FUNC_MAX_ARGS];
+	SPIPlanPtr	plan;
+} CatalogPlan;
+
+static CatalogPlan *catalog_plans = NULL;
+
+/* The kept plan of sql (as the current role, SPI connected). */
+static SPIPlanPtr
+catalog_plan(const char *sql, int nargs, Oid *argtypes)
+{
+	CatalogPlan *p;
+	SPIPlanPtr	plan;
+
+	for (p = catalog_plans; p != NULL; p = p->next)
+		if (p->nargs == nargs && strcmp(p->sql, sql) == 0 &&
+			(nargs == 0 || memcmp(p->argtypes, argtypes, sizeof(Oid) * nargs) == 0))
+			return p->plan;
+	Assert(nargs <= FUNC_MAX_ARGS);
+	plan = SPI_prepare(sql, nargs, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a statement of cosid: %s",
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "could not keep a statement of cosid");
+	p = MemoryContextAllocZero(TopMemoryContext, sizeof(CatalogPlan));
+	p->sql = MemoryContextStrdup(TopMemoryContext, sql);
+	p->nargs = nargs;
+	if (nargs > 0)
+		memcpy(p->argtypes, argtypes, sizeof(Oid) * nargs);
+	p->plan = plan;
+	p->next = catalog_plans;
+	catalog_plans = p;
+	return plan;
+}
+
 int
 cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 			 const char *nulls, bool read_only)
@@ -138,7 +187,7 @@ cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 	int			ret;
 
 	cosid_begin_as_role(cosid_catalog_owner(), &as);
-	ret = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, read_only, 0);
+	ret = SPI_execute_plan(catalog_plan(sql, nargs, argtypes), values, nulls, read_only, 0);
 	cosid_end_as_role(&as);
 	return ret;
 }
