@@ -9,7 +9,8 @@
  * issue ids (issue.c does, under each entry's spinlock).
  *
  * Locking (see genstate.h): cosid_gen_hash_lock exclusive to assign or free
- * an entry, shared to look an entry up.  names_lock guards pg_cosid/names
+ * an entry (and for the pool of entries take_entry gives: the free ones, the
+ * tombstones, the clock hand), shared to look an entry up.  names_lock guards pg_cosid/names
  * (exclusive to write it); a time-based entry is created under names_lock
  * and then cosid_gen_hash_lock, so the file is never written while the hash
  * lock, which every generator's first use in a backend takes, is held.  An
@@ -107,6 +108,27 @@ static HTAB *gen_hash = NULL;
 
 /* the end of the last unit of a tombstone reused for another name */
 static pg_atomic_uint64 *retired_ms = NULL;
+
+/*
+ * Which entries take_entry may give, so that taking one costs the same
+ * whatever cosid.max_generators is (all under cosid_gen_hash_lock,
+ * exclusive): the free entries (neither in use nor tombstones) on a stack;
+ * the tombstones in a list in the order they were made (through the
+ * entries' tomb_prev/tomb_next), and in tomb_hash by key (a key has at most
+ * one entry, in use or a tombstone); and the clock hand that take_entry
+ * turns to find an entry idle for IDLE_MS.
+ */
+typedef struct EntryPool
+{
+	int			hand;
+	int			tomb_head;		/* the oldest tombstone, or -1 */
+	int			tomb_tail;		/* the newest, or -1 */
+	int			nfree;
+	int			free[FLEXIBLE_ARRAY_MEMBER];	/* the free entries */
+} EntryPool;
+
+static EntryPool *pool = NULL;
+static HTAB *tomb_hash = NULL;
 
 /*
  * pg_cosid/names: a log of fixed-size records, each with its checksum,
@@ -249,9 +271,11 @@ cosid_genstate_shmem_request(void)
 Size
 cosid_genstate_shmem_size(void)
 {
-	return add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
-							 mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
-					hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)));
+	return add_size(add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
+									  mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
+							 mul_size(2, hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)))),
+					MAXALIGN(add_size(offsetof(EntryPool, free),
+									  mul_size(cosid_max_generators, sizeof(int)))));
 }
 
 /* Called under AddinShmemInitLock. */
@@ -275,12 +299,28 @@ cosid_genstate_shmem_init(void)
 		for (int i = 0; i < cosid_max_generators; i++)
 			SpinLockInit(&cosid_gen_entries[i].mutex);
 	}
+	pool = ShmemInitStruct("cosid generator entry pool",
+						   add_size(offsetof(EntryPool, free),
+									mul_size(cosid_max_generators, sizeof(int))),
+						   &found);
+	if (!found)
+	{
+		pool->hand = 0;
+		pool->tomb_head = pool->tomb_tail = -1;
+		/* entry 0 on top */
+		pool->nfree = cosid_max_generators;
+		for (int i = 0; i < cosid_max_generators; i++)
+			pool->free[i] = cosid_max_generators - 1 - i;
+	}
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(CosidGenKey);
 	info.entrysize = sizeof(CosidGenRef);
 	gen_hash = ShmemInitHash("cosid generators",
 							 cosid_max_generators, cosid_max_generators,
 							 &info, HASH_ELEM | HASH_BLOBS);
+	tomb_hash = ShmemInitHash("cosid generator tombstones",
+							  cosid_max_generators, cosid_max_generators,
+							  &info, HASH_ELEM | HASH_BLOBS);
 }
 
 static void
@@ -1076,24 +1116,70 @@ issued_end_ms(const CosidGenEntry *e)
 		cosid_unit_start_ms(&e->layout, e->state.last_unit + 1) : 0;
 }
 
+/* Entry i becomes a tombstone of its key (lock held): the newest. */
+static void
+add_tombstone(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+	CosidGenRef *ref;
+	bool		found;
+
+	ref = hash_search(tomb_hash, &e->key, HASH_ENTER, &found);
+	Assert(!found);
+	ref->index = i;
+	e->tomb_prev = pool->tomb_tail;
+	e->tomb_next = -1;
+	if (pool->tomb_tail >= 0)
+		cosid_gen_entries[pool->tomb_tail].tomb_next = i;
+	else
+		pool->tomb_head = i;
+	pool->tomb_tail = i;
+}
+
+/* Entry i is no longer a tombstone (lock held; the caller clears the flag). */
+static void
+remove_tombstone(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+
+	(void) hash_search(tomb_hash, &e->key, HASH_REMOVE, NULL);
+	if (e->tomb_prev >= 0)
+		cosid_gen_entries[e->tomb_prev].tomb_next = e->tomb_next;
+	else
+		pool->tomb_head = e->tomb_next;
+	if (e->tomb_next >= 0)
+		cosid_gen_entries[e->tomb_next].tomb_prev = e->tomb_prev;
+	else
+		pool->tomb_tail = e->tomb_prev;
+	e->tomb_prev = e->tomb_next = -1;
+}
+
 /*
  * Free entry i (cosid_gen_hash_lock exclusive held).  A time-based entry stays as a
  * tombstone of its name: what it issued bounds where the name's next entry
- * starts, with no effect on other names.
+ * starts, with no effect on other names.  Any other goes on the free stack.
  */
 static void
 free_entry(int i)
 {
 	CosidGenEntry *e = &cosid_gen_entries[i];
 	CosidGenKey key;
+	bool		tombstone;
 
 	SpinLockAcquire(&e->mutex);
 	key = e->key;
 	e->in_use = false;
-	e->tombstone = e->time_based && e->state.last_unit >= 0;
+	e->tombstone = tombstone = e->time_based && e->state.last_unit >= 0;
 	e->tag++;
 	SpinLockRelease(&e->mutex);
 	(void) hash_search(gen_hash, &key, HASH_REMOVE, NULL);
+	if (tombstone)
+		add_tombstone(i);
+	else
+	{
+		Assert(pool->nfree < cosid_max_generators);
+		pool->free[pool->nfree++] = i;
+	}
 }
 
 /*
@@ -1109,6 +1195,7 @@ clear_tombstone(int i)
 
 	if (!e->tombstone)
 		return;
+	remove_tombstone(i);
 	SpinLockAcquire(&e->mutex);
 	end = issued_end_ms(e);
 	e->tombstone = false;
@@ -1123,15 +1210,9 @@ clear_tombstone(int i)
 static int
 find_tombstone(const CosidGenKey *key)
 {
-	for (int i = 0; i < cosid_max_generators; i++)
-	{
-		CosidGenEntry *e = &cosid_gen_entries[i];
+	CosidGenRef *ref = hash_search(tomb_hash, key, HASH_FIND, NULL);
 
-		if (e->tombstone && e->key.ident == key->ident &&
-			strncmp(e->key.name, key->name, NAMEDATALEN) == 0)
-			return i;
-	}
-	return -1;
+	return ref != NULL ? ref->index : -1;
 }
 
 static int
@@ -1225,54 +1306,53 @@ unfair_entry(int *mine, int *share)
 }
 
 /*
- * An entry to use (lock held): one never used, else the oldest tombstone,
- * else the longest idle one, else one of a database above its share.
+ * An entry to use (lock held): a free one, else the oldest tombstone, else
+ * one idle for IDLE_MS (the next in clock order), else one of a database
+ * above its share.  Constant time while entries are free, tombstones or
+ * mostly idle (generators defined, used once and left alone churn through
+ * them); a scan of every entry only when most were used in the last
+ * IDLE_MS.
  */
 static int
 take_entry(void)
 {
 	int64		now = (int64) cosid_now_ms();
-	int			idle = -1;
-	int64		idle_since = PG_INT64_MAX;
 	int			tomb = -1;
-	int64		tomb_since = PG_INT64_MAX;
 	int			mine = 0;
 	int			share = cosid_max_generators;
 
-	for (int i = 0; i < cosid_max_generators; i++)
+	if (pool->nfree > 0)
+		return pool->free[--pool->nfree];
+	if (pool->tomb_head >= 0)
+		tomb = pool->tomb_head;
+	for (int n = 0; tomb < 0 && n < cosid_max_generators; n++)
 	{
+		int			i = pool->hand;
 		CosidGenEntry *e = &cosid_gen_entries[i];
 		int64		used;
 
+		pool->hand = (i + 1) % cosid_max_generators;
 		SpinLockAcquire(&e->mutex);
 		used = e->last_used_ms;
 		SpinLockRelease(&e->mutex);
-		if (!e->in_use)
-		{
-			if (!e->tombstone)
-				return i;
-			if (used < tomb_since)
-			{
-				tomb_since = used;
-				tomb = i;
-			}
-			continue;
-		}
-		if (used < idle_since)
-		{
-			idle_since = used;
-			idle = i;
-		}
+		/* every entry not in use is free or a tombstone: none is left */
+		if (e->in_use && now - used >= IDLE_MS)
+			tomb = i;
 	}
-	if (tomb < 0 && idle >= 0 && now - idle_since >= IDLE_MS)
-		tomb = idle;
 	if (tomb < 0)
 		tomb = unfair_entry(&mine, &share);
 	if (tomb >= 0)
 	{
 		if (cosid_gen_entries[tomb].in_use)
 			free_entry(tomb);
-		clear_tombstone(tomb);
+		/* freed: a tombstone, or on the free stack (taken off again) */
+		if (cosid_gen_entries[tomb].tombstone)
+			clear_tombstone(tomb);
+		else
+		{
+			Assert(pool->nfree > 0 && pool->free[pool->nfree - 1] == tomb);
+			pool->nfree--;
+		}
 		return tomb;
 	}
 	LWLockRelease(cosid_gen_hash_lock);
@@ -1454,6 +1534,7 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	{
 		index = tomb;
 		e = &cosid_gen_entries[index];
+		remove_tombstone(index);
 		SpinLockAcquire(&e->mutex);
 		name_end = issued_end_ms(e);
 		e->tombstone = false;
