@@ -507,9 +507,14 @@ BEGIN
 END
 $f$;
 COMMENT ON FUNCTION cosid.generator_bind_codec() IS 'binds a written generator''s custom codec functions by the names its codec list gives, unless codec_functions already holds them';
+-- Only for a row it may change (1.4): one whose codec list has a custom item,
+-- or with codec_functions to clear (most rows have neither: cosid_define
+-- then calls no PL/pgSQL).
 CREATE TRIGGER generator_bind_codec
 	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
-	FOR EACH ROW EXECUTE FUNCTION cosid.generator_bind_codec();
+	FOR EACH ROW
+	WHEN (NEW.codec_functions IS NOT NULL OR NEW.config @? '$.codec[*].custom')
+	EXECUTE FUNCTION cosid.generator_bind_codec();
 
 CREATE VIEW cosid.generators AS
 	SELECT name, strategy, owner,
