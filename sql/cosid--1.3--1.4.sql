@@ -527,3 +527,8 @@ CREATE TRIGGER generator_bind_codec
 	FOR EACH ROW
 	WHEN (NEW.codec_functions IS NOT NULL OR NEW.config @? '$.codec[*].custom')
 	EXECUTE FUNCTION cosid.generator_bind_codec();
+
+-- The generator a sequence backs, found by index (1.4): a define that adopts
+-- a sequence, and every row a restore writes, look it up (a scan of every
+-- generator for each restored row before).
+CREATE INDEX generator_sequence ON cosid.generator (sequence);

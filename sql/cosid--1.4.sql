@@ -439,6 +439,10 @@ REVOKE ALL ON cosid.generator FROM PUBLIC;
 GRANT SELECT ON cosid.generator TO PUBLIC;
 COMMENT ON COLUMN cosid.generator.codec_functions IS 'the custom codec''s encode and decode functions, fixed when its codec was defined or altered: never looked up by name again';
 
+-- The generator a sequence backs, found by index (1.4): a define that adopts
+-- a sequence, and every row a restore writes, look it up.
+CREATE INDEX generator_sequence ON cosid.generator (sequence);
+
 -- Any change to the catalog (also a restore) makes backends re-read it.
 CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'cosid_catalog_changed' LANGUAGE C;
