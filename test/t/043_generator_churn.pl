@@ -206,9 +206,9 @@ sleep 11;
 my $after = $node->safe_psql('postgres', "SELECT cosid_next('b14') || ' ' || cosid_next('b15')");
 my ($b14, $b15) = split / /, $before;
 my ($a14, $a15) = split / /, $after;
-is($node->safe_psql('postgres', "SELECT $a14::bigint > $b14::bigint"), 't',
+is($node->safe_psql('postgres', "SELECT ${a14}::bigint > ${b14}::bigint"), 't',
 	"10 s later the snowflake generator b14 takes an entry again, above its earlier ids ($b14, then $a14)");
-is($node->safe_psql('postgres', "SELECT $a15::bigint > $b15::bigint"), 't',
+is($node->safe_psql('postgres', "SELECT ${a15}::bigint > ${b15}::bigint"), 't',
 	"... and the segment generator b15 above its earlier numbers ($b15, then $a15)");
 
 $node->stop;
