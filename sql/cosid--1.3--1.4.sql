@@ -516,3 +516,19 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 -- holds it FOR SHARE; acquire and release keep FOR UPDATE, so neither runs
 -- beside a renewal, as before, and renewals share their WAL flushes.
 -- end of Fleet (1.4)
+
+-- The trigger that binds a written row's custom codec functions runs only
+-- for a row it may change (1.4): one whose codec list has a custom item, or
+-- with codec_functions to clear (most rows have neither: cosid_define then
+-- calls no PL/pgSQL).
+DROP TRIGGER generator_bind_codec ON cosid.generator;
+CREATE TRIGGER generator_bind_codec
+	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
+	FOR EACH ROW
+	WHEN (NEW.codec_functions IS NOT NULL OR NEW.config @? '$.codec[*].custom')
+	EXECUTE FUNCTION cosid.generator_bind_codec();
+
+-- The generator a sequence backs, found by index (1.4): a define that adopts
+-- a sequence, and every row a restore writes, look it up (a scan of every
+-- generator for each restored row before).
+CREATE INDEX generator_sequence ON cosid.generator (sequence);

@@ -439,6 +439,10 @@ REVOKE ALL ON cosid.generator FROM PUBLIC;
 GRANT SELECT ON cosid.generator TO PUBLIC;
 COMMENT ON COLUMN cosid.generator.codec_functions IS 'the custom codec''s encode and decode functions, fixed when its codec was defined or altered: never looked up by name again';
 
+-- The generator a sequence backs, found by index (1.4): a define that adopts
+-- a sequence, and every row a restore writes, look it up.
+CREATE INDEX generator_sequence ON cosid.generator (sequence);
+
 -- Any change to the catalog (also a restore) makes backends re-read it.
 CREATE FUNCTION cosid.catalog_changed() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'cosid_catalog_changed' LANGUAGE C;
@@ -507,9 +511,14 @@ BEGIN
 END
 $f$;
 COMMENT ON FUNCTION cosid.generator_bind_codec() IS 'binds a written generator''s custom codec functions by the names its codec list gives, unless codec_functions already holds them';
+-- Only for a row it may change (1.4): one whose codec list has a custom item,
+-- or with codec_functions to clear (most rows have neither: cosid_define
+-- then calls no PL/pgSQL).
 CREATE TRIGGER generator_bind_codec
 	BEFORE INSERT OR UPDATE OF config, codec_functions ON cosid.generator
-	FOR EACH ROW EXECUTE FUNCTION cosid.generator_bind_codec();
+	FOR EACH ROW
+	WHEN (NEW.codec_functions IS NOT NULL OR NEW.config @? '$.codec[*].custom')
+	EXECUTE FUNCTION cosid.generator_bind_codec();
 
 CREATE VIEW cosid.generators AS
 	SELECT name, strategy, owner,

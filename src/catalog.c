@@ -22,24 +22,42 @@
 #include "nodes/makefuncs.h"
 #include "port/atomics.h"
 #include "storage/shmem.h"
+#include "common/hashfn.h"
 #include "utils/acl.h"
 #include "utils/array.h"
-#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
 
-uint64		cosid_local_generation = 1;
+/*
+ * The catalog's generations, one per slot: a generator of name n in
+ * database d is stamped with slot cosid_catalog_slot(d, n)'s.  A
+ * transaction that changed generators by name (cosid_define, cosid_alter,
+ * cosid_drop) bumps the slots of those names when it commits; one that
+ * changed the catalog otherwise (a restore's rows, the update's identities)
+ * bumps every slot.  Two names that share a slot only make each other be
+ * read again.  Lock-free: written with atomic adds, read by the hot path
+ * without a lock (one read of its slot).
+ */
+pg_atomic_uint64 *cosid_catalog_generations = NULL;
 
-/* bumped when a transaction that changed the catalog commits */
-pg_atomic_uint64 *cosid_catalog_generation = NULL;
+/* Without shared memory (not preloaded): one slot that never changes. */
+static pg_atomic_uint64 unshared_generation;
+
+/*
+ * This backend's own generations, per slot as the shared ones: bumped at
+ * once when this backend changes a name (its own reads see the change
+ * before it commits), and at a rollback.
+ */
+uint64		cosid_local_generations[COSID_CATALOG_SLOTS];
 
 Size
 cosid_catalog_shmem_size(void)
 {
-	return MAXALIGN(sizeof(pg_atomic_uint64));
+	return MAXALIGN(sizeof(pg_atomic_uint64) * COSID_CATALOG_SLOTS);
 }
 
 /* Called under AddinShmemInitLock. */
@@ -48,10 +66,44 @@ cosid_catalog_shmem_init(void)
 {
 	bool		found;
 
-	cosid_catalog_generation = ShmemInitStruct("cosid catalog generation",
-										sizeof(pg_atomic_uint64), &found);
+	cosid_catalog_generations = ShmemInitStruct("cosid catalog generations",
+												sizeof(pg_atomic_uint64) * COSID_CATALOG_SLOTS,
+												&found);
 	if (!found)
-		pg_atomic_init_u64(cosid_catalog_generation, 1);
+		for (int i = 0; i < COSID_CATALOG_SLOTS; i++)
+			pg_atomic_init_u64(&cosid_catalog_generations[i], 1);
+}
+
+int
+cosid_catalog_slot(const char *name, int len)
+{
+	uint32		h = hash_bytes((const unsigned char *) name, len);
+
+	h = hash_combine(h, hash_bytes_uint32((uint32) MyDatabaseId));
+	return (int) (h & (COSID_CATALOG_SLOTS - 1));
+}
+
+pg_atomic_uint64 *
+cosid_catalog_shared_slot(int slot)
+{
+	static bool initialised = false;
+
+	if (cosid_catalog_generations != NULL)
+		return &cosid_catalog_generations[slot];
+	if (!initialised)
+	{
+		pg_atomic_init_u64(&unshared_generation, 0);
+		initialised = true;
+	}
+	return &unshared_generation;
+}
+
+/* Every generator of this backend is read again before its next use. */
+void
+cosid_catalog_local_changed_all(void)
+{
+	for (int i = 0; i < COSID_CATALOG_SLOTS; i++)
+		cosid_local_generations[i]++;
 }
 
 static Oid
@@ -78,6 +130,55 @@ cosid_catalog_owner(void)
 	return cosid_rel_owner(catalog_relid());
 }
 
+/*
+ * The statements cosid_catalog_exec ran in this backend, prepared once and
+ * kept (SPI_keepplan): a statement's text is the same at every call, so a
+ * generator's define or first read does not parse and plan it again.  The
+ * plan cache re-plans a kept plan when what it depends on changes (the
+ * table dropped with the extension and made again, new columns, the
+ * search_path pinned by cosid_begin_as_role), as it does for any prepared
+ * statement.  A few dozen statements: a list.
+ */
+typedef struct CatalogPlan
+{
+	struct CatalogPlan *next;
+	char	   *sql;
+	int			nargs;
+	Oid			argtypes[FUNC_MAX_ARGS];
+	SPIPlanPtr	plan;
+} CatalogPlan;
+
+static CatalogPlan *catalog_plans = NULL;
+
+/* The kept plan of sql (as the current role, SPI connected). */
+static SPIPlanPtr
+catalog_plan(const char *sql, int nargs, Oid *argtypes)
+{
+	CatalogPlan *p;
+	SPIPlanPtr	plan;
+
+	for (p = catalog_plans; p != NULL; p = p->next)
+		if (p->nargs == nargs && strcmp(p->sql, sql) == 0 &&
+			(nargs == 0 || memcmp(p->argtypes, argtypes, sizeof(Oid) * nargs) == 0))
+			return p->plan;
+	Assert(nargs <= FUNC_MAX_ARGS);
+	plan = SPI_prepare(sql, nargs, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a statement of cosid: %s",
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "could not keep a statement of cosid");
+	p = MemoryContextAllocZero(TopMemoryContext, sizeof(CatalogPlan));
+	p->sql = MemoryContextStrdup(TopMemoryContext, sql);
+	p->nargs = nargs;
+	if (nargs > 0)
+		memcpy(p->argtypes, argtypes, sizeof(Oid) * nargs);
+	p->plan = plan;
+	p->next = catalog_plans;
+	catalog_plans = p;
+	return plan;
+}
+
 int
 cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 			 const char *nulls, bool read_only)
@@ -86,7 +187,7 @@ cosid_catalog_exec(const char *sql, int nargs, Oid *argtypes, Datum *values,
 	int			ret;
 
 	cosid_begin_as_role(cosid_catalog_owner(), &as);
-	ret = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, read_only, 0);
+	ret = SPI_execute_plan(catalog_plan(sql, nargs, argtypes), values, nulls, read_only, 0);
 	cosid_end_as_role(&as);
 	return ret;
 }
@@ -115,9 +216,51 @@ cosid_unknown_generator(const char *name, const char *hint)
 
 /* ---------- invalidation ---------- */
 
-/* Commit-time invalidation (see catalog.h). */
+/*
+ * Commit-time invalidation (see catalog.h).  changed_slots: the slots of
+ * the names this transaction changed (in TopTransactionContext), or
+ * changed_all when it changed the catalog otherwise.  A name changed in a
+ * subtransaction that rolled back stays in the set: a slot bumped for
+ * nothing only makes its generators be read again.
+ */
 bool		cosid_catalog_dirty = false;
 static bool xact_callbacks_registered = false;
+static Bitmapset *changed_slots = NULL;
+static bool changed_all = false;
+
+/* >0 while cosid writes a row of a name it registered (the statement trigger then adds nothing) */
+static int	named_writes = 0;
+
+static void
+bump_changed(bool shared)
+{
+	int			i = -1;
+
+	if (changed_all)
+	{
+		cosid_catalog_local_changed_all();
+		if (shared && cosid_catalog_generations)
+			for (i = 0; i < COSID_CATALOG_SLOTS; i++)
+				pg_atomic_fetch_add_u64(&cosid_catalog_generations[i], 1);
+		return;
+	}
+	while ((i = bms_next_member(changed_slots, i)) >= 0)
+	{
+		cosid_local_generations[i]++;
+		if (shared && cosid_catalog_generations)
+			pg_atomic_fetch_add_u64(&cosid_catalog_generations[i], 1);
+	}
+}
+
+static void
+end_of_changes(void)
+{
+	cosid_catalog_dirty = false;
+	/* freed with TopTransactionContext */
+	changed_slots = NULL;
+	changed_all = false;
+	named_writes = 0;
+}
 
 static void
 cosid_xact_callback(XactEvent event, void *arg)
@@ -137,19 +280,17 @@ cosid_xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
-			if (cosid_catalog_generation)
-			{
-				pg_atomic_fetch_add_u64(cosid_catalog_generation, 1);
+			bump_changed(true);
+			if (cosid_catalog_generations)
 				cosid_gen_at_commit(true);
-			}
-			cosid_catalog_dirty = false;
-			cosid_local_generation++;
+			end_of_changes();
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			cosid_gen_at_commit(false);
-			cosid_catalog_dirty = false;
-			cosid_local_generation++;
+			/* this backend read the changed rows: read them again as they were */
+			bump_changed(false);
+			end_of_changes();
 			break;
 		default:
 			break;
@@ -161,13 +302,17 @@ cosid_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB && cosid_catalog_dirty)
-		cosid_local_generation++;
+	{
+		bump_changed(false);
+		/* a named write cut short by an error */
+		named_writes = 0;
+	}
 	if (event == SUBXACT_EVENT_ABORT_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
 		cosid_gen_at_subxact(event == SUBXACT_EVENT_COMMIT_SUB, mySubid, parentSubid);
 }
 
-void
-cosid_catalog_changed_now(void)
+static void
+register_callbacks(void)
 {
 	if (!xact_callbacks_registered)
 	{
@@ -176,16 +321,56 @@ cosid_catalog_changed_now(void)
 		xact_callbacks_registered = true;
 	}
 	cosid_catalog_dirty = true;
-	cosid_local_generation++;
 }
 
-/* Statement trigger on cosid.generator: any change, e.g. by a restore. */
+void
+cosid_catalog_changed_now(void)
+{
+	register_callbacks();
+	changed_all = true;
+	cosid_catalog_local_changed_all();
+}
+
+void
+cosid_catalog_changed_name(const char *name)
+{
+	int			slot = cosid_catalog_slot(name, strlen(name));
+	MemoryContext old;
+
+	register_callbacks();
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	changed_slots = bms_add_member(changed_slots, slot);
+	MemoryContextSwitchTo(old);
+	cosid_local_generations[slot]++;
+}
+
+int
+cosid_catalog_write(const char *name, const char *sql, int nargs, Oid *argtypes,
+					Datum *values, const char *nulls)
+{
+	int			ret;
+
+	cosid_catalog_changed_name(name);
+	named_writes++;
+	ret = cosid_catalog_exec(sql, nargs, argtypes, values, nulls, false);
+	named_writes--;
+	/* after the write too: a read since the first bump was of the old row */
+	cosid_catalog_changed_name(name);
+	return ret;
+}
+
+/*
+ * Statement trigger on cosid.generator: any change.  cosid's own writes of
+ * a name (cosid_catalog_write) registered that name; any other (a
+ * restore's rows, the update's) changes every generator.
+ */
 Datum
 cosid_catalog_changed(PG_FUNCTION_ARGS)
 {
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "cosid_catalog_changed: not called as a trigger");
-	cosid_catalog_changed_now();
+	if (named_writes == 0)
+		cosid_catalog_changed_now();
 	return PointerGetDatum(NULL);
 }
 

@@ -2,11 +2,13 @@
  * catalog.h - the generator catalog, cosid.generator (catalog.c): reading a
  * row, writing as the catalog's owner, and telling backends it changed.
  *
- * Owns: access to cosid.generator and its change counters: a shared
- * generation bumped when a transaction that changed the catalog commits, and
- * a per-backend one bumped at once (and at rollback), that cached
- * definitions are stamped with.  Must not: interpret a definition beyond
- * gendef.c's parse, or cache generators (gencache.c does).
+ * Owns: access to cosid.generator and its change counters, per slot (a
+ * hash of the database and the name): shared generations bumped when a
+ * transaction that changed the catalog commits (the slots of the names it
+ * changed, or every slot for a change not made by name), and per-backend
+ * ones bumped at once (and at rollback), that cached definitions are
+ * stamped with.  Must not: interpret a definition beyond gendef.c's parse,
+ * or cache generators (gencache.c does).
  */
 #ifndef COSID_CATALOG_H
 #define COSID_CATALOG_H
@@ -61,20 +63,48 @@ extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,
 							   Jsonb **config, CosidGenDef *stored,
 							   const char *hint);
 
-/* This transaction changed the catalog: backends re-read at its end. */
+/*
+ * This transaction changed the catalog other than by name (a restore's
+ * rows, the update's identities): every generator is read again, here at
+ * once, in every backend once it commits.
+ */
 extern void cosid_catalog_changed_now(void);
+
+/*
+ * This transaction changed the generator of this name in this database:
+ * it is read again, here at once, in every backend once it commits (and
+ * here again if it rolls back).
+ */
+extern void cosid_catalog_changed_name(const char *name);
+
+/*
+ * cosid_catalog_exec of a statement that writes the row of name in
+ * cosid.generator (SPI connected): the change counts as one of that name
+ * (cosid_catalog_changed_name), not of the whole catalog.
+ */
+extern int	cosid_catalog_write(const char *name, const char *sql, int nargs,
+								Oid *argtypes, Datum *values, const char *nulls);
 
 /* Whether it did (read on the hot path of segment generators: a variable). */
 extern bool cosid_catalog_dirty;
 
-/* What cached definitions are stamped with (read on every lookup: inline). */
-extern pg_atomic_uint64 *cosid_catalog_generation;
-extern uint64 cosid_local_generation;
+/*
+ * What cached definitions are stamped with (read on every lookup: inline):
+ * a name's slot, its shared generation (shared memory) and its local one
+ * (this backend's).  A power of two.
+ */
+#define COSID_CATALOG_SLOTS 8192
 
-static inline uint64
-cosid_catalog_shared_generation(void)
-{
-	return cosid_catalog_generation ? pg_atomic_read_u64(cosid_catalog_generation) : 0;
-}
+extern pg_atomic_uint64 *cosid_catalog_generations;
+extern uint64 cosid_local_generations[COSID_CATALOG_SLOTS];
+
+/* The slot of generator name (len bytes) in this database. */
+extern int	cosid_catalog_slot(const char *name, int len);
+
+/* The slot's shared generation (one that never changes when not preloaded). */
+extern pg_atomic_uint64 *cosid_catalog_shared_slot(int slot);
+
+/* Every generator of this backend is read again before its next use. */
+extern void cosid_catalog_local_changed_all(void);
 
 #endif							/* COSID_CATALOG_H */

@@ -67,10 +67,11 @@ cosid_citus_role(void)
 	HeapTuple	tup;
 	int32		group = 0;
 
-	if (!OidIsValid(get_extension_oid("citus", true)))
-		return COSID_CITUS_NONE;
+	/* the table first: a syscache look-up, where the extension's is a scan */
 	relid = get_relname_relid("pg_dist_local_group", PG_CATALOG_NAMESPACE);
 	if (!OidIsValid(relid))
+		return COSID_CITUS_NONE;
+	if (!OidIsValid(get_extension_oid("citus", true)))
 		return COSID_CITUS_NONE;
 	rel = table_open(relid, AccessShareLock);
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);

@@ -165,7 +165,7 @@ row_set_layout(GeneratorRow *row, const CosidGenDef *def)
  * generator_columns: its text is the same at every call.
  */
 static void
-insert_generator(GeneratorRow *row, int ncols)
+insert_generator(const char *name, GeneratorRow *row, int ncols)
 {
 	StringInfoData cols;
 	StringInfoData params;
@@ -180,8 +180,8 @@ insert_generator(GeneratorRow *row, int ncols)
 		appendStringInfo(&params, "%s$%d%s", i > 0 ? ", " : "", i + 1, generator_columns[i].cast);
 		argtypes[i] = generator_columns[i].type;
 	}
-	if (cosid_catalog_exec(psprintf("INSERT INTO cosid.generator (%s) VALUES (%s)", cols.data, params.data),
-						   ncols, argtypes, row->values, row->nulls, false) != SPI_OK_INSERT)
+	if (cosid_catalog_write(name, psprintf("INSERT INTO cosid.generator (%s) VALUES (%s)", cols.data, params.data),
+							ncols, argtypes, row->values, row->nulls) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into cosid.generator");
 }
 
@@ -635,11 +635,11 @@ cosid_define(PG_FUNCTION_ARGS)
 	row.values[Anum_generator_codec_functions - 1] =
 		codec_functions_datum(rt, &row.nulls[Anum_generator_codec_functions - 1]);
 	/* a catalog from before 1.3 has neither codec_functions (found by name) nor identity */
-	insert_generator(&row, v13 ? Natts_generator : Natts_generator_1_2);
+	insert_generator(name, &row, v13 ? Natts_generator : Natts_generator_1_2);
 	/* on a Citus coordinator: to every node, in this transaction */
 	cosid_citus_mirror(name);
 	SPI_finish();
-	cosid_catalog_changed_now();
+	cosid_catalog_changed_name(name);
 	PG_RETURN_VOID();
 }
 
@@ -787,18 +787,18 @@ cosid_alter(PG_FUNCTION_ARGS)
 	values[3] = codec_functions_datum(rt, &nulls[3]);
 	v13 = cosid_catalog_is_1_3();
 	/* a segment generator keeps its entry: its segments came from the same sequence */
-	if (cosid_catalog_exec(v13 ?
-					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3, "
-					 "codec_functions = $4 "
-					 "WHERE name OPERATOR(pg_catalog.=) $1" :
-					 "UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
-					 "WHERE name OPERATOR(pg_catalog.=) $1",
-					 v13 ? 4 : 3, argtypes, values, nulls, false) != SPI_OK_UPDATE ||
+	if (cosid_catalog_write(name, v13 ?
+							"UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3, "
+							"codec_functions = $4 "
+							"WHERE name OPERATOR(pg_catalog.=) $1" :
+							"UPDATE cosid.generator SET config = $2, seq_reset_threshold = $3 "
+							"WHERE name OPERATOR(pg_catalog.=) $1",
+							v13 ? 4 : 3, argtypes, values, nulls) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "could not update cosid.generator");
 	cosid_citus_mirror(name);
 	SPI_finish();
-	cosid_catalog_changed_now();
+	cosid_catalog_changed_name(name);
 	PG_RETURN_VOID();
 }
 
@@ -872,8 +872,8 @@ cosid_drop(PG_FUNCTION_ARGS)
 	/* whatever its strategy: the name's record in pg_cosid/names too, at commit */
 	if (forget)
 		cosid_gen_forget_name(name);
-	if (cosid_catalog_exec("DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-					 1, argtypes, values, NULL, false) != SPI_OK_DELETE)
+	if (cosid_catalog_write(name, "DELETE FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
+							1, argtypes, values, NULL) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete from cosid.generator");
 	cosid_citus_mirror(name);
 	SPI_finish();
@@ -889,7 +889,7 @@ cosid_drop(PG_FUNCTION_ARGS)
 	}
 	strlcpy(stored.name, name, NAMEDATALEN);
 	cosid_gen_release_at_commit(&stored);
-	cosid_catalog_changed_now();
+	cosid_catalog_changed_name(name);
 	PG_RETURN_VOID();
 }
 

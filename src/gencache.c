@@ -4,8 +4,9 @@
  *
  * A call site (fn_extra, or a slot the caller keeps) points to the backend's
  * CosidGenCache of a name; it is current while the catalog's shared and
- * local generations are those it was read at, so the hot path does no
- * catalog lookup.  Otherwise the row is read again (catalog.c), parsed
+ * local generations of its name's slot (catalog.h) are those it was read
+ * at, so the hot path does no catalog lookup, and a change of another
+ * generator (in this database or another) leaves it current.  Otherwise the row is read again (catalog.c), parsed
  * (gendef.c), its codec bound (codecbind.c) and, for a caller that issues,
  * its shared entry attached (genstate.c).
  *
@@ -53,6 +54,9 @@ typedef struct BackendGenerator
 
 static HTAB *backend_generators = NULL;
 
+/* A local generation no slot reaches: a cache stamped with it is read again. */
+#define NEVER_CURRENT PG_UINT64_MAX
+
 /* Bumped by codec_functions_changed (fill() notices one during a bind). */
 static uint64 codec_function_changes = 0;
 
@@ -77,7 +81,7 @@ codec_functions_changed(Datum arg, int cacheid, uint32 hashvalue)
 	hash_seq_init(&seq, backend_generators);
 	while ((bg = hash_seq_search(&seq)) != NULL)
 		if (bg->cache->codec != NULL && bg->cache->codec->custom_item >= 0)
-			bg->cache->local_generation = 0;	/* never current: read again */
+			bg->cache->local_generation = NEVER_CURRENT;	/* read again */
 }
 
 /*
@@ -92,7 +96,7 @@ static void
 catalog_relcache_changed(Datum arg, Oid relid)
 {
 	if (relid == InvalidOid || relid == catalog_relid)
-		cosid_local_generation++;
+		cosid_catalog_local_changed_all();
 }
 
 static CosidGenCache *
@@ -120,19 +124,24 @@ backend_generator(const char *name)
 	bg = hash_search(backend_generators, key, HASH_ENTER, &found);
 	if (!found)
 	{
+		int			slot = cosid_catalog_slot(name, strlen(name));
+
 		bg->cache = MemoryContextAllocZero(TopMemoryContext, sizeof(CosidGenCache));
 		bg->cache->cxt = AllocSetContextCreate(TopMemoryContext, "cosid generator",
 											   ALLOCSET_SMALL_SIZES);
+		bg->cache->shared_slot = cosid_catalog_shared_slot(slot);
+		bg->cache->local_slot = &cosid_local_generations[slot];
 	}
 	return bg->cache;
 }
 
+/* c is current: its name's generations are those it was read at (one atomic read). */
 static inline bool
-cache_valid(const CosidGenCache *c, text *name, int len, uint64 generation, bool need_entry)
+cache_valid(const CosidGenCache *c, text *name, int len, bool need_entry)
 {
 	return c != NULL &&
-		c->shared_generation == generation &&
-		c->local_generation == cosid_local_generation &&
+		c->shared_generation == pg_atomic_read_u64(c->shared_slot) &&
+		c->local_generation == *c->local_slot &&
 		c->name_len == len &&
 		memcmp(c->name, VARDATA_ANY(name), len) == 0 &&
 		(c->entry != NULL || !need_entry);
@@ -140,18 +149,23 @@ cache_valid(const CosidGenCache *c, text *name, int len, uint64 generation, bool
 
 /*
  * Read the generator cname into c (the catalog, with a fresh snapshot), bind
- * its codec and, when need_entry, attach its shared entry; generation is the
- * catalog's shared generation read before.
+ * its codec and, when need_entry, attach its shared entry.
  */
 static void
-fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uint64 generation)
+fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint)
 {
 	Jsonb	   *config;
 	CosidGenDef stored;
 	int			len = strlen(cname);
 	uint64		changes = codec_function_changes;
-	/* taken first: a change that arrives while this reads makes it read again */
-	uint64		local_generation = cosid_local_generation;
+	/*
+	 * Taken first: a change that arrives while this reads makes it read
+	 * again.  The shared generation is read before the row (a fresh
+	 * snapshot), so the row is never older than the generation it is
+	 * stamped with.
+	 */
+	uint64		generation = pg_atomic_read_u64(c->shared_slot);
+	uint64		local_generation = *c->local_slot;
 
 	c->name_len = 0;			/* invalid until filled in */
 	c->entry = NULL;
@@ -212,7 +226,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint, uin
 		c->entry = cosid_gen_attach(&c->def, &c->entry_tag);
 	c->shared_generation = generation;
 	/* a function or role changed while it was bound: bind again next time */
-	c->local_generation = changes == codec_function_changes ? local_generation : 0;
+	c->local_generation = changes == codec_function_changes ? local_generation : NEVER_CURRENT;
 	memcpy(c->name, cname, len);
 	c->name_len = len;
 }
@@ -222,11 +236,9 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 {
 	CosidGenCache *c = (CosidGenCache *) *slot;
 	int			len = VARSIZE_ANY_EXHDR(name);
-	uint64		generation;
 	char	   *cname;
 
-	generation = cosid_catalog_shared_generation();
-	if (likely(cache_valid(c, name, len, generation, need_entry)))
+	if (likely(cache_valid(c, name, len, need_entry)))
 		return c;
 
 	if (need_entry)
@@ -239,10 +251,10 @@ cosid_lookup_in(void **slot, text *name, bool need_entry, const char *hint)
 	/* another call site of this backend may have read it already */
 	c = backend_generator(cname);
 	*slot = c;
-	if (cache_valid(c, name, len, generation, need_entry))
+	if (cache_valid(c, name, len, need_entry))
 		return c;
 
-	fill(c, cname, need_entry, hint, generation);
+	fill(c, cname, need_entry, hint);
 	return c;
 }
 
@@ -268,10 +280,9 @@ void
 cosid_gencache_refresh(CosidGenCache *c)
 {
 	char		cname[NAMEDATALEN];
-	uint64		generation = cosid_catalog_shared_generation();
 
 	memcpy(cname, c->name, c->name_len);
 	cname[c->name_len] = '\0';
 	c->shared_generation = 0;
-	fill(c, cname, true, NULL, generation);
+	fill(c, cname, true, NULL);
 }

@@ -9,6 +9,7 @@
 #include "genstate.h"
 
 #include "fmgr.h"
+#include "port/atomics.h"
 #include "pgtime.h"
 
 /*
@@ -17,6 +18,9 @@
  */
 typedef struct CosidGenCache
 {
+	/* its name's generations (catalog.h), and what they were when it was read */
+	pg_atomic_uint64 *shared_slot;
+	uint64	   *local_slot;
 	uint64		shared_generation;
 	uint64		local_generation;
 	MemoryContext cxt;			/* what the definition owns; reset on re-read */

@@ -1,20 +1,25 @@
 /*
  * genstate.c - the shared state of generators: which entry of shared memory
- * holds which generator, the durable record of the layout each time-based
- * name issues with, and freeing entries.
+ * holds which generator, what the records of pg_cosid/names (names.c) mean
+ * for a time-based identity (its layout, floor and database), and freeing
+ * entries.
  *
- * Owns: cosid_gen_entries, their hash, retired_ms, cosid.max_generators and
- * pg_cosid/names.
+ * Owns: cosid_gen_entries, their hash, retired_ms, cosid.max_generators, and
+ * the rules of identities and layouts.
  * Must not: read the catalog (its callers hand it a parsed definition), or
- * issue ids (issue.c does, under each entry's spinlock).
+ * issue ids (issue.c does, under each entry's spinlock), or do I/O itself
+ * (names.c writes the records).
  *
- * Locking (see genstate.h): cosid_gen_hash_lock exclusive to assign or free
- * an entry, shared to look an entry up.  names_lock guards pg_cosid/names
- * (exclusive to write it); a time-based entry is created under names_lock
- * and then cosid_gen_hash_lock, so the file is never written while the hash
- * lock, which every generator's first use in a backend takes, is held.  An
- * entry's fields are read and written under its spinlock; its tag changes
- * (under both) whenever it is freed or given to another generator.
+ * Locking (see genstate.h and names.h): cosid_gen_hash_lock exclusive to
+ * assign or free an entry (and for the pool of entries take_entry gives:
+ * the free ones, the tombstones, the clock hand), shared to look an entry
+ * up.  A time-based attach looks its identity's records up under the names
+ * index lock only; identity 0 and an identity no database holds take the
+ * names write lock before cosid_gen_hash_lock (their records are written
+ * then), so nothing is written while the hash lock, which every generator's
+ * first use in a backend takes, is held.  An entry's fields are read and
+ * written under its spinlock; its tag changes (under both) whenever it is
+ * freed or given to another generator.
  *
  * The uniqueness rule for a time-based generator: the server never issues
  * one of its ids twice, whatever was defined, dropped or restored.  Its
@@ -42,14 +47,14 @@
  *   1.2's rule: the layout of its first id after a change is recorded then.
  *   cosid_define also records the identity of the name in its database, so
  *   that the name defined again after DROP EXTENSION keeps it.
- *   pg_cosid/names is a log appended to at those times only (nothing is
- *   written at a generator's first use), rewritten when most of it is
- *   superseded, with at most 4 x cosid.max_generators names and
- *   cosid.max_generators changed layouts per database (and 1.2's records,
- *   one per name, as identity 0).
+ *   pg_cosid/names (names.c) is appended to at those times only (nothing
+ *   is written at a generator's first use, but for an identity no database
+ *   holds), with at most cosid.max_generators changed layouts (records with
+ *   a floor, kept for good) per database.
  * - An identity belongs to a database (1.4): the first that defined it or
- *   issued with it on this server (owner_db of its first record in the
- *   log), identity 0 per name.  ddl.c refuses a restored row of another
+ *   issued with it on this server (owner_db of its record; 1.4 gives every
+ *   identity of an older log a record, owned by the database of its first
+ *   live record), identity 0 per name.  ddl.c refuses a restored row of another
  *   database's identity unless a role that may copy that database restores
  *   it; every identity has a record of its layout (identity_record), so a
  *   row of another layout is refused also when the layout never changed.
@@ -104,6 +109,27 @@ static HTAB *gen_hash = NULL;
 /* the end of the last unit of a tombstone reused for another name */
 static pg_atomic_uint64 *retired_ms = NULL;
 
+/*
+ * Which entries take_entry may give, so that taking one costs the same
+ * whatever cosid.max_generators is (all under cosid_gen_hash_lock,
+ * exclusive): the free entries (neither in use nor tombstones) on a stack;
+ * the tombstones in a list in the order they were made (through the
+ * entries' tomb_prev/tomb_next), and in tomb_hash by key (a key has at most
+ * one entry, in use or a tombstone); and the clock hand that take_entry
+ * turns to find an entry idle for IDLE_MS.
+ */
+typedef struct EntryPool
+{
+	int			hand;
+	int			tomb_head;		/* the oldest tombstone, or -1 */
+	int			tomb_tail;		/* the newest, or -1 */
+	int			nfree;
+	int			free[FLEXIBLE_ARRAY_MEMBER];	/* the free entries */
+} EntryPool;
+
+static EntryPool *pool = NULL;
+static HTAB *tomb_hash = NULL;
+
 /* ---------- settings and shared memory ---------- */
 
 void
@@ -129,9 +155,11 @@ cosid_genstate_shmem_request(void)
 Size
 cosid_genstate_shmem_size(void)
 {
-	return add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
-							 mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
-					add_size(hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)),
+	return add_size(add_size(add_size(MAXALIGN(sizeof(pg_atomic_uint64)),
+									  mul_size(cosid_max_generators, sizeof(CosidGenEntry))),
+							 mul_size(2, hash_estimate_size(cosid_max_generators, sizeof(CosidGenRef)))),
+					add_size(MAXALIGN(add_size(offsetof(EntryPool, free),
+											   mul_size(cosid_max_generators, sizeof(int)))),
 							 cosid_names_shmem_size()));
 }
 
@@ -156,12 +184,28 @@ cosid_genstate_shmem_init(void)
 		for (int i = 0; i < cosid_max_generators; i++)
 			SpinLockInit(&cosid_gen_entries[i].mutex);
 	}
+	pool = ShmemInitStruct("cosid generator entry pool",
+						   add_size(offsetof(EntryPool, free),
+									mul_size(cosid_max_generators, sizeof(int))),
+						   &found);
+	if (!found)
+	{
+		pool->hand = 0;
+		pool->tomb_head = pool->tomb_tail = -1;
+		/* entry 0 on top */
+		pool->nfree = cosid_max_generators;
+		for (int i = 0; i < cosid_max_generators; i++)
+			pool->free[i] = cosid_max_generators - 1 - i;
+	}
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(CosidGenKey);
 	info.entrysize = sizeof(CosidGenRef);
 	gen_hash = ShmemInitHash("cosid generators",
 							 cosid_max_generators, cosid_max_generators,
 							 &info, HASH_ELEM | HASH_BLOBS);
+	tomb_hash = ShmemInitHash("cosid generator tombstones",
+							  cosid_max_generators, cosid_max_generators,
+							  &info, HASH_ELEM | HASH_BLOBS);
 	cosid_names_shmem_init();
 }
 
@@ -602,24 +646,70 @@ issued_end_ms(const CosidGenEntry *e)
 		cosid_unit_start_ms(&e->layout, e->state.last_unit + 1) : 0;
 }
 
+/* Entry i becomes a tombstone of its key (lock held): the newest. */
+static void
+add_tombstone(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+	CosidGenRef *ref;
+	bool		found;
+
+	ref = hash_search(tomb_hash, &e->key, HASH_ENTER, &found);
+	Assert(!found);
+	ref->index = i;
+	e->tomb_prev = pool->tomb_tail;
+	e->tomb_next = -1;
+	if (pool->tomb_tail >= 0)
+		cosid_gen_entries[pool->tomb_tail].tomb_next = i;
+	else
+		pool->tomb_head = i;
+	pool->tomb_tail = i;
+}
+
+/* Entry i is no longer a tombstone (lock held; the caller clears the flag). */
+static void
+remove_tombstone(int i)
+{
+	CosidGenEntry *e = &cosid_gen_entries[i];
+
+	(void) hash_search(tomb_hash, &e->key, HASH_REMOVE, NULL);
+	if (e->tomb_prev >= 0)
+		cosid_gen_entries[e->tomb_prev].tomb_next = e->tomb_next;
+	else
+		pool->tomb_head = e->tomb_next;
+	if (e->tomb_next >= 0)
+		cosid_gen_entries[e->tomb_next].tomb_prev = e->tomb_prev;
+	else
+		pool->tomb_tail = e->tomb_prev;
+	e->tomb_prev = e->tomb_next = -1;
+}
+
 /*
  * Free entry i (cosid_gen_hash_lock exclusive held).  A time-based entry stays as a
  * tombstone of its name: what it issued bounds where the name's next entry
- * starts, with no effect on other names.
+ * starts, with no effect on other names.  Any other goes on the free stack.
  */
 static void
 free_entry(int i)
 {
 	CosidGenEntry *e = &cosid_gen_entries[i];
 	CosidGenKey key;
+	bool		tombstone;
 
 	SpinLockAcquire(&e->mutex);
 	key = e->key;
 	e->in_use = false;
-	e->tombstone = e->time_based && e->state.last_unit >= 0;
+	e->tombstone = tombstone = e->time_based && e->state.last_unit >= 0;
 	e->tag++;
 	SpinLockRelease(&e->mutex);
 	(void) hash_search(gen_hash, &key, HASH_REMOVE, NULL);
+	if (tombstone)
+		add_tombstone(i);
+	else
+	{
+		Assert(pool->nfree < cosid_max_generators);
+		pool->free[pool->nfree++] = i;
+	}
 }
 
 /*
@@ -635,6 +725,7 @@ clear_tombstone(int i)
 
 	if (!e->tombstone)
 		return;
+	remove_tombstone(i);
 	SpinLockAcquire(&e->mutex);
 	end = issued_end_ms(e);
 	e->tombstone = false;
@@ -649,15 +740,9 @@ clear_tombstone(int i)
 static int
 find_tombstone(const CosidGenKey *key)
 {
-	for (int i = 0; i < cosid_max_generators; i++)
-	{
-		CosidGenEntry *e = &cosid_gen_entries[i];
+	CosidGenRef *ref = hash_search(tomb_hash, key, HASH_FIND, NULL);
 
-		if (e->tombstone && e->key.ident == key->ident &&
-			strncmp(e->key.name, key->name, NAMEDATALEN) == 0)
-			return i;
-	}
-	return -1;
+	return ref != NULL ? ref->index : -1;
 }
 
 static int
@@ -751,54 +836,53 @@ unfair_entry(int *mine, int *share)
 }
 
 /*
- * An entry to use (lock held): one never used, else the oldest tombstone,
- * else the longest idle one, else one of a database above its share.
+ * An entry to use (lock held): a free one, else the oldest tombstone, else
+ * one idle for IDLE_MS (the next in clock order), else one of a database
+ * above its share.  Constant time while entries are free, tombstones or
+ * mostly idle (generators defined, used once and left alone churn through
+ * them); a scan of every entry only when most were used in the last
+ * IDLE_MS.
  */
 static int
 take_entry(void)
 {
 	int64		now = (int64) cosid_now_ms();
-	int			idle = -1;
-	int64		idle_since = PG_INT64_MAX;
 	int			tomb = -1;
-	int64		tomb_since = PG_INT64_MAX;
 	int			mine = 0;
 	int			share = cosid_max_generators;
 
-	for (int i = 0; i < cosid_max_generators; i++)
+	if (pool->nfree > 0)
+		return pool->free[--pool->nfree];
+	if (pool->tomb_head >= 0)
+		tomb = pool->tomb_head;
+	for (int n = 0; tomb < 0 && n < cosid_max_generators; n++)
 	{
+		int			i = pool->hand;
 		CosidGenEntry *e = &cosid_gen_entries[i];
 		int64		used;
 
+		pool->hand = (i + 1) % cosid_max_generators;
 		SpinLockAcquire(&e->mutex);
 		used = e->last_used_ms;
 		SpinLockRelease(&e->mutex);
-		if (!e->in_use)
-		{
-			if (!e->tombstone)
-				return i;
-			if (used < tomb_since)
-			{
-				tomb_since = used;
-				tomb = i;
-			}
-			continue;
-		}
-		if (used < idle_since)
-		{
-			idle_since = used;
-			idle = i;
-		}
+		/* every entry not in use is free or a tombstone: none is left */
+		if (e->in_use && now - used >= IDLE_MS)
+			tomb = i;
 	}
-	if (tomb < 0 && idle >= 0 && now - idle_since >= IDLE_MS)
-		tomb = idle;
 	if (tomb < 0)
 		tomb = unfair_entry(&mine, &share);
 	if (tomb >= 0)
 	{
 		if (cosid_gen_entries[tomb].in_use)
 			free_entry(tomb);
-		clear_tombstone(tomb);
+		/* freed: a tombstone, or on the free stack (taken off again) */
+		if (cosid_gen_entries[tomb].tombstone)
+			clear_tombstone(tomb);
+		else
+		{
+			Assert(pool->nfree > 0 && pool->free[pool->nfree - 1] == tomb);
+			pool->nfree--;
+		}
 		return tomb;
 	}
 	LWLockRelease(cosid_gen_hash_lock);
@@ -978,6 +1062,7 @@ cosid_gen_attach(const CosidGenDef *def, uint64 *tag)
 	{
 		index = tomb;
 		e = &cosid_gen_entries[index];
+		remove_tombstone(index);
 		SpinLockAcquire(&e->mutex);
 		name_end = issued_end_ms(e);
 		e->tombstone = false;

@@ -90,6 +90,9 @@ typedef struct CosidGenEntry
 	bool		in_use;
 	bool		tombstone;		/* freed, time-based: keeps its name's last
 								 * unit until the entry is reused */
+	int			tomb_prev;		/* tombstones in the order made (genstate.c,
+								 * under cosid_gen_hash_lock): -1 at the ends */
+	int			tomb_next;
 	CosidGenKey key;
 	Oid			db;				/* the database that took the entry (its
 								 * share, and whose stats show it) */

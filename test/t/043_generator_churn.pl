@@ -185,5 +185,31 @@ $node->safe_psql('postgres', "SELECT cosid_drop('b1'); SELECT cosid_drop('b16', 
 ok(!defined $state, 'after one of them is dropped, the new one is defined and issues')
   or diag($stderr);
 
+# ---- entries idle for 10 seconds are taken again (issue 29: found in clock
+# order, not by a scan of every entry), and a generator whose entry was
+# taken goes on above what it issued.  In use now: 'steady', b2 .. b16.
+my $before = $node->safe_psql('postgres', "SELECT cosid_next('b14') || ' ' || cosid_next('b15')");
+sleep 11;
+my $define16 = '';
+for my $k (1 .. 16)
+{
+	my $strategy = $k % 2 ? 'segment' : 'snowflake';
+	$define16 .= qq{SELECT cosid_define('c$k', '{"strategy":"$strategy"}');\n}
+	  . qq{SELECT cosid_next('c$k');\n};
+}
+($state, $msg, $stderr) = psql_error($node, 'postgres', $define16);
+ok(!defined $state, '16 entries idle for 10 s: 16 new generators take them') or diag($stderr);
+($state, $msg, $stderr) = psql_error($node, 'postgres', "SELECT cosid_next('b14')");
+is($state, '53200', '... then a generator whose entry went to one of them finds none idle: 53200')
+  or diag($stderr // 'it worked');
+sleep 11;
+my $after = $node->safe_psql('postgres', "SELECT cosid_next('b14') || ' ' || cosid_next('b15')");
+my ($b14, $b15) = split / /, $before;
+my ($a14, $a15) = split / /, $after;
+is($node->safe_psql('postgres', "SELECT ${a14}::bigint > ${b14}::bigint"), 't',
+	"10 s later the snowflake generator b14 takes an entry again, above its earlier ids ($b14, then $a14)");
+is($node->safe_psql('postgres', "SELECT ${a15}::bigint > ${b15}::bigint"), 't',
+	"... and the segment generator b15 above its earlier numbers ($b15, then $a15)");
+
 $node->stop;
 done_testing();
