@@ -429,67 +429,95 @@ radix_encode_any(const CosidRadix *r, uint64_t u, char *buf)
 }
 
 /*
- * Radix 62 the short way, for text of 8 to 11 digits: every id from 2^42
- * on (62^7 < 2^42), which a snowflake id is 18 minutes after its epoch.  Two
- * divisions by 62^4 (multiplications) split u < 2^63 < 62^11 into chunks
- * of 3, 4 and 4 digits whose pairs need no length first: top, the highest
- * chunk, has t = 0..3 digits (t leading zeros of padded text among them),
- * then come exactly 8, so the text is 8 + t bytes at fixed places.  t is
- * top's length, or width - 8 when padded.
- * Returns -1, having written nothing, when the text is not of that kind
- * (cosid_radix_encode then goes the general way); otherwise the bytes
- * written are those the general way writes (test_radix62_lengths).
+ * Radix 62 by chunks, for every value (u < 2^63 < 62^11) and width, but
+ * padded text over 11 digits.  Two divisions by 62^4 (multiplications) split
+ * u into chunks of 3, 4 and 4 digits (top, mid, low), each written as digit
+ * pairs at places known from the text's length alone: the chunks below the
+ * first one are written whole, zeros included, the first with as many
+ * digits as the text has left for it.  No loop, and no count of digits
+ * before the digits: the length is the width when padded, else it comes
+ * from the first chunk that is not zero.  Returns -1, having written
+ * nothing, when u needs more than width digits, or -2 for padded text over
+ * 11 digits (the general way); otherwise it writes what the general way
+ * writes (test_radix62_lengths).
  */
 #define R62_2 UINT32_C(3844)
+#define R62_3 UINT32_C(238328)
 #define R62_4 UINT32_C(14776336)
-#define R62_7 UINT64_C(3521614606208)
+
+/* How many digits c < 62^4 has (1 for 0). */
+static ALWAYS_INLINE int
+radix62_chunk_length(uint32_t c)
+{
+	return c >= R62_3 ? 4 : c >= R62_2 ? 3 : c >= 62 ? 2 : 1;
+}
+
+/* c < 62^k as exactly k digits (1..4), leading zeros included. */
+static ALWAYS_INLINE void
+radix62_put_chunk(char *p, uint32_t c, int k)
+{
+	uint32_t	hi = c / R62_2;
+	uint32_t	lo = c - hi * R62_2;
+
+	switch (k)
+	{
+		case 4:
+			memcpy(p, pairs62[hi], 2);
+			memcpy(p + 2, pairs62[lo], 2);
+			break;
+		case 3:
+			p[0] = radix_alphabet[hi];
+			memcpy(p + 1, pairs62[lo], 2);
+			break;
+		case 2:
+			memcpy(p, pairs62[lo], 2);
+			break;
+		default:
+			p[0] = radix_alphabet[lo];
+			break;
+	}
+}
 
 static ALWAYS_INLINE int
-radix62_short(const CosidRadix *r, uint64_t u, char *buf)
+radix62_chunks(const CosidRadix *r, uint64_t u, char *buf)
 {
 	uint64_t	q1 = u / R62_4;
 	uint32_t	low = (uint32_t) (u - q1 * R62_4);
 	uint32_t	top = (uint32_t) (q1 / R62_4);
 	uint32_t	mid = (uint32_t) (q1 - (uint64_t) top * R62_4);
-	uint32_t	hi;
-	int			t;
-	char	   *p;
+	int			len;
 
 	if (r->pad_start)
 	{
-		/* 8..11 digits of which u needs at most width (powers62[w - 1] = 62^w) */
-		if (r->width < 8 || r->width > 11 || u >= powers62[r->width - 1])
+		len = r->width;
+		if (len > 11)
+			return -2;
+		/* powers62[len - 1] = 62^len */
+		if (u >= powers62[len - 1])
 			return -1;
-		t = r->width - 8;
 	}
 	else
 	{
-		/* at least 8 digits (u >= 62^7), at most width */
-		if (u < R62_7)
-			return -1;
-		t = top >= R62_2 ? 3 : top >= 62 ? 2 : top > 0;
-		if (8 + t > r->width)
+		len = top > 0 ? 8 + radix62_chunk_length(top) :
+			mid > 0 ? 4 + radix62_chunk_length(mid) : radix62_chunk_length(low);
+		if (len > r->width)
 			return -1;
 	}
-	p = buf + t;
-	hi = mid / R62_2;
-	memcpy(p, pairs62[hi], 2);
-	memcpy(p + 2, pairs62[mid - hi * R62_2], 2);
-	hi = low / R62_2;
-	memcpy(p + 4, pairs62[hi], 2);
-	memcpy(p + 6, pairs62[low - hi * R62_2], 2);
-	p[8] = '\0';
-	if (t == 3)
+	if (len > 8)
 	{
-		hi = top / R62_2;
-		buf[0] = radix_alphabet[hi];
-		memcpy(buf + 1, pairs62[top - hi * R62_2], 2);
+		radix62_put_chunk(buf, top, len - 8);
+		radix62_put_chunk(buf + len - 8, mid, 4);
+		radix62_put_chunk(buf + len - 4, low, 4);
 	}
-	else if (t == 2)
-		memcpy(buf, pairs62[top], 2);
-	else if (t == 1)
-		buf[0] = radix_alphabet[top];
-	return 8 + t;
+	else if (len > 4)
+	{
+		radix62_put_chunk(buf, mid, len - 4);
+		radix62_put_chunk(buf + len - 4, low, 4);
+	}
+	else
+		radix62_put_chunk(buf, low, len);
+	buf[len] = '\0';
+	return len;
 }
 
 /* cosid_radix_encode the general way: every radix, length and width. */
@@ -512,10 +540,9 @@ radix_encode_general(const CosidRadix *r, int64_t v, char *buf)
 }
 
 /*
- * Radix 62 of 8 to 11 digits first (radix62_short): no call, no loop and no
- * count of digits before the digits; anything else, and whatever it
- * declines (a value that does not fit the width among them), the general
- * way, a call of its own so that this path saves few registers.
+ * Radix 62 by chunks (radix62_chunks), with no call; every other radix, and
+ * padded radix-62 text over 11 digits, the general way, in a call of its
+ * own so that this path saves few registers.
  */
 int
 cosid_radix_encode(const CosidRadix *r, int64_t v, char *buf)
@@ -523,9 +550,9 @@ cosid_radix_encode(const CosidRadix *r, int64_t v, char *buf)
 	if (LIKELY(r != NULL && r->radix == 62 && v >= 0 &&
 			   r->width >= 1 && r->width <= 64))
 	{
-		int			n = radix62_short(r, (uint64_t) v, buf);
+		int			n = radix62_chunks(r, (uint64_t) v, buf);
 
-		if (LIKELY(n >= 0))
+		if (LIKELY(n != -2))
 			return n;
 	}
 	return radix_encode_general(r, v, buf);

@@ -375,10 +375,10 @@ test_radix_small_max(void **state)
 
 /*
  * Radix 62 around every length, padded and not, in every width from 1 to
- * 12, against digits written one at a time here: the encoder writes text
- * of 8 to 11 digits another way than shorter or wider text, so each length
- * and the values where it changes are checked, and no byte past the NUL is
- * written.
+ * 12, against digits written one at a time here: the encoder writes chunks
+ * of digits at places it takes from the length (padded text over 11 digits
+ * goes another way), so each length and the values where it changes are
+ * checked, and that no byte past the NUL is written.
  */
 static int
 radix62_slow(uint64_t u, int width, bool pad, char *out)
