@@ -1,6 +1,7 @@
 /*
  * radix.c - radix text (no PostgreSQL): the digits of a number in a base
- * from 2 to 62, written and read fast: tables of digit pairs, the common
+ * from 2 to 62, written and read fast: tables of digit pairs, radix-62 text
+ * written by chunks at places its length gives (no loop), the common
  * radixes (62, 36, 10) inlined with a constant radix so that every division
  * is a multiplication, and a one-pass scan that checks and sums digits.
  * The canonical forms and the order of a decoder's checks are in radix.h.
