@@ -1,6 +1,7 @@
 /*
  * radix.c - radix text (no PostgreSQL): the digits of a number in a base
- * from 2 to 62, written and read fast: tables of digit pairs, the common
+ * from 2 to 62, written and read fast: tables of digit pairs, radix-62 text
+ * written by chunks at places its length gives (no loop), the common
  * radixes (62, 36, 10) inlined with a constant radix so that every division
  * is a multiplication, and a one-pass scan that checks and sums digits.
  * The canonical forms and the order of a decoder's checks are in radix.h.
@@ -116,8 +117,12 @@ radix_valid(const CosidRadix *r)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
+#define LIKELY(x) __builtin_expect((x) != 0, 1)
 #else
 #define ALWAYS_INLINE inline
+#define NOINLINE
+#define LIKELY(x) (x)
 #endif
 
 /*
@@ -424,8 +429,101 @@ radix_encode_any(const CosidRadix *r, uint64_t u, char *buf)
 	return len;
 }
 
-int
-cosid_radix_encode(const CosidRadix *r, int64_t v, char *buf)
+/*
+ * Radix 62 by chunks, for every value (u < 2^63 < 62^11) and width, but
+ * padded text over 11 digits.  Two divisions by 62^4 (multiplications) split
+ * u into chunks of 3, 4 and 4 digits (top, mid, low), each written as digit
+ * pairs at places known from the text's length alone: the chunks below the
+ * first one are written whole, zeros included, the first with as many
+ * digits as the text has left for it.  No loop, and no count of digits
+ * before the digits: the length is the width when padded, else it comes
+ * from the first chunk that is not zero.  Returns -1, having written
+ * nothing, when u needs more than width digits, or -2 for padded text over
+ * 11 digits (the general way); otherwise it writes what the general way
+ * writes (test_radix62_lengths).
+ */
+#define R62_2 UINT32_C(3844)
+#define R62_3 UINT32_C(238328)
+#define R62_4 UINT32_C(14776336)
+
+/* How many digits c < 62^4 has (1 for 0). */
+static ALWAYS_INLINE int
+radix62_chunk_length(uint32_t c)
+{
+	return c >= R62_3 ? 4 : c >= R62_2 ? 3 : c >= 62 ? 2 : 1;
+}
+
+/* c < 62^k as exactly k digits (1..4), leading zeros included. */
+static ALWAYS_INLINE void
+radix62_put_chunk(char *p, uint32_t c, int k)
+{
+	uint32_t	hi = c / R62_2;
+	uint32_t	lo = c - hi * R62_2;
+
+	switch (k)
+	{
+		case 4:
+			memcpy(p, pairs62[hi], 2);
+			memcpy(p + 2, pairs62[lo], 2);
+			break;
+		case 3:
+			p[0] = radix_alphabet[hi];
+			memcpy(p + 1, pairs62[lo], 2);
+			break;
+		case 2:
+			memcpy(p, pairs62[lo], 2);
+			break;
+		default:
+			p[0] = radix_alphabet[lo];
+			break;
+	}
+}
+
+static ALWAYS_INLINE int
+radix62_chunks(const CosidRadix *r, uint64_t u, char *buf)
+{
+	uint64_t	q1 = u / R62_4;
+	uint32_t	low = (uint32_t) (u - q1 * R62_4);
+	uint32_t	top = (uint32_t) (q1 / R62_4);
+	uint32_t	mid = (uint32_t) (q1 - (uint64_t) top * R62_4);
+	int			len;
+
+	if (r->pad_start)
+	{
+		len = r->width;
+		if (len > 11)
+			return -2;
+		/* powers62[len - 1] = 62^len */
+		if (u >= powers62[len - 1])
+			return -1;
+	}
+	else
+	{
+		len = top > 0 ? 8 + radix62_chunk_length(top) :
+			mid > 0 ? 4 + radix62_chunk_length(mid) : radix62_chunk_length(low);
+		if (len > r->width)
+			return -1;
+	}
+	if (len > 8)
+	{
+		radix62_put_chunk(buf, top, len - 8);
+		radix62_put_chunk(buf + len - 8, mid, 4);
+		radix62_put_chunk(buf + len - 4, low, 4);
+	}
+	else if (len > 4)
+	{
+		radix62_put_chunk(buf, mid, len - 4);
+		radix62_put_chunk(buf + len - 4, low, 4);
+	}
+	else
+		radix62_put_chunk(buf, low, len);
+	buf[len] = '\0';
+	return len;
+}
+
+/* cosid_radix_encode the general way: every radix, length and width. */
+static NOINLINE int
+radix_encode_general(const CosidRadix *r, int64_t v, char *buf)
 {
 	if (!radix_valid(r) || v < 0)
 		return -1;
@@ -440,6 +538,25 @@ cosid_radix_encode(const CosidRadix *r, int64_t v, char *buf)
 		default:
 			return radix_encode_any(r, (uint64_t) v, buf);
 	}
+}
+
+/*
+ * Radix 62 by chunks (radix62_chunks), with no call; every other radix, and
+ * padded radix-62 text over 11 digits, the general way, in a call of its
+ * own so that this path saves few registers.
+ */
+int
+cosid_radix_encode(const CosidRadix *r, int64_t v, char *buf)
+{
+	if (LIKELY(r != NULL && r->radix == 62 && v >= 0 &&
+			   r->width >= 1 && r->width <= 64))
+	{
+		int			n = radix62_chunks(r, (uint64_t) v, buf);
+
+		if (LIKELY(n != -2))
+			return n;
+	}
+	return radix_encode_general(r, v, buf);
 }
 
 /*

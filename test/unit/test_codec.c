@@ -373,6 +373,80 @@ test_radix_small_max(void **state)
 	expect_decode(62, 11, false, "0", 0);
 }
 
+/*
+ * Radix 62 around every length, padded and not, in every width from 1 to
+ * 12, against digits written one at a time here: the encoder writes chunks
+ * of digits at places it takes from the length (padded text over 11 digits
+ * goes another way), so each length and the values where it changes are
+ * checked, and that no byte past the NUL is written.
+ */
+static int
+radix62_slow(uint64_t u, int width, bool pad, char *out)
+{
+	static const char alphabet[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	char		digits[24];
+	int			n = 0;
+	int			len;
+
+	do
+	{
+		digits[n++] = alphabet[u % 62];
+		u /= 62;
+	} while (u > 0);
+	if (n > width)
+		return -1;
+	len = pad ? width : n;
+	for (int i = 0; i < len; i++)
+		out[i] = i < len - n ? '0' : digits[len - 1 - i];
+	out[len] = '\0';
+	return len;
+}
+
+static void
+test_radix62_lengths(void **state)
+{
+	uint64_t	power = 1;
+
+	(void) state;
+	expect_encode(62, 11, false, INT64_C(3521614606207), "zzzzzzz");
+	expect_encode(62, 11, false, INT64_C(3521614606208), "10000000");
+	expect_encode(62, 11, false, INT64_C(218340105584895), "zzzzzzzz");
+	expect_encode(62, 11, false, INT64_C(218340105584896), "100000000");
+	expect_encode(62, 11, false, INT64_C(839299365868340224), "10000000000");
+	expect_encode(62, 8, true, INT64_C(3521614606207), "0zzzzzzz");
+	expect_encode(62, 9, true, INT64_C(3521614606208), "010000000");
+	expect_encode(62, 10, false, INT64_C(839299365868340223), "zzzzzzzzzz");
+	for (int k = 0; k <= 11; k++)
+	{
+		for (int d = -1; d <= 1; d++)
+		{
+			uint64_t	u = power + (uint64_t) (int64_t) d;
+
+			if (u > (uint64_t) INT64_MAX)
+				continue;
+			for (int width = 1; width <= 12; width++)
+			{
+				for (int pad = 0; pad <= 1; pad++)
+				{
+					CosidRadix	r = rx(62, width, pad == 1);
+					char		got[80];
+					char		want[80];
+					int			n;
+
+					memset(got, 'x', sizeof(got));
+					memset(want, 'x', sizeof(want));
+					n = radix62_slow(u, width, pad == 1, want);
+					/* -1 writes nothing: want stays all 'x' */
+					assert_int_equal(cosid_radix_encode(&r, (int64_t) u, got), n);
+					assert_memory_equal(got, want, sizeof(got));
+				}
+			}
+		}
+		power *= 62;
+	}
+}
+
 static void
 test_radix_encode_errors(void **state)
 {
@@ -2169,6 +2243,7 @@ main(void)
 		cmocka_unit_test(test_radix36_vectors),
 		cmocka_unit_test(test_radix_other_bases),
 		cmocka_unit_test(test_radix_small_max),
+		cmocka_unit_test(test_radix62_lengths),
 		cmocka_unit_test(test_radix_encode_errors),
 		cmocka_unit_test(test_radix_syntax),
 		cmocka_unit_test(test_radix_leading_zeros),
