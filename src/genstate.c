@@ -951,18 +951,18 @@ init_entry(CosidGenEntry *e, const CosidGenKey *key, const CosidGenDef *def,
 	if (e->time_based)
 	{
 		/*
-		 * Start as if the unit before the first one allowed were used up: no
-		 * earlier than the clock's unit (ids of it may have been issued by an
-		 * earlier entry of this name), the end of what the name's earlier
-		 * entry issued, the end of what reused entries issued, and the
-		 * name's floor.
+		 * Start as if the units up to the last one any earlier entry of this
+		 * identity may have issued were used up: the end of what its
+		 * tombstone issued, the end of what reused entries issued (a
+		 * tombstone gone), and its floor; the window bounds what earlier
+		 * runs of the server issued.  Nothing more: 1.3 also took the
+		 * clock's unit as used up, so every new entry's first id waited for
+		 * the next unit (about 1 ms a first call once entries churn).
 		 */
 		int64		end = Max(name_end_ms,
 							  (int64) pg_atomic_read_u64(retired_ms));
-		int64		last = cosid_unit_of(&def->spec.layout, Max(now, end));
+		int64		last = end > 0 ? cosid_unit_of(&def->spec.layout, end - 1) : -1;
 
-		if (end > now)
-			last--;				/* an exclusive end: its unit is free */
 		if (floor >= 0 && def->spec.strategy != COSID_STRATEGY_COSID80)
 			last = Max(last, first_unit_above(&def->spec.layout, def->spec.uncertainty_bits, floor) - 1);
 		e->state.last_unit = last;
