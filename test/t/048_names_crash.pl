@@ -151,7 +151,10 @@ for my $round (1 .. 6)
 	}
 	else
 	{
-		usleep(700_000);
+		# kill between compactions (names.next absent): compaction runs for
+		# much of a churn, so wait for a moment without one
+		usleep(300_000);
+		poll_until(30, sub { !-e "$names.next" }, 1);
 	}
 	my $next = -e "$names.next" ? 1 : 0;
 	$caught{compaction}++ if $next;
