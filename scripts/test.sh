@@ -259,9 +259,10 @@ suite_isolation() {
 # time is waiting (for a TTL, a restart, a server's clock), so two run in
 # about half the time on two cores.  Each worker takes the next file nobody
 # has taken (a directory made per file is the claim), the long ones first
-# (TAP_LONG: over 20 s on a loaded machine), and runs it alone with prove; PostgreSQL::Test::Cluster's port
-# locks live in one directory for all of them (PG_TEST_PORT_DIR).  The
-# workers' logs are put together in tap.log, one prove summary a file.
+# (TAP_LONG: over 20 s on a loaded machine), and runs it alone with prove;
+# PostgreSQL::Test::Cluster's port locks live in one directory for all of
+# them (PG_TEST_PORT_DIR).  The workers' logs are put together in tap.log,
+# one prove summary a file.
 TAP_LONG='095 047 076 039 081 025 072 070 033 043 061 048 083 062 050'
 tap_worker() {
 	local i=$1 claims=$2 f rc=0
