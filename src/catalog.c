@@ -4,7 +4,9 @@
  * The catalog table is not writable by ordinary roles: cosid_define() and
  * friends (ddl.c) check what the caller may do, then write as the catalog's
  * owner through cosid_catalog_exec(), constant SQL run under
- * SECURITY_RESTRICTED_OPERATION with a pinned search_path.
+ * SECURITY_RESTRICTED_OPERATION with a pinned search_path.  A generator's
+ * plain read (its first call in a session) runs no SQL: an index scan of
+ * the primary key in C (read_direct), with the snapshot SPI would use.
  *
  * Owns: reading and writing rows, the statement trigger and transaction
  * callbacks that count changes.  Must not: build SQL text from a name, or
