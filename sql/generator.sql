@@ -202,6 +202,26 @@ SELECT cosid_define('ephemeral', '{}');
 SELECT cosid_next('ephemeral') > 0 AS issued_inside;
 ROLLBACK;
 SELECT pg_temp.err($$SELECT cosid_next('ephemeral')$$);
+-- a call reads the row as this transaction has it: defined in the same
+-- statement, dropped (also in the same statement), the drop rolled back to
+-- a savepoint; a table of the caller's named generator changes nothing
+BEGIN;
+SELECT cosid_define('intxn', '{}') IS NOT NULL AND cosid_next('intxn') > 0 AS defined_in_statement;
+SAVEPOINT s;
+SELECT cosid_drop('intxn');
+SELECT pg_temp.err($$SELECT cosid_next('intxn')$$);
+ROLLBACK TO s;
+SELECT cosid_next('intxn') > 0 AS drop_rolled_back;
+SELECT pg_temp.err($$SELECT cosid_next('intxn') > 0, cosid_drop('intxn'), cosid_next('intxn') > 0$$);
+SELECT cosid_drop('intxn');
+SELECT pg_temp.err($$SELECT cosid_next('intxn')$$);
+CREATE TEMP TABLE generator (LIKE cosid.generator INCLUDING ALL);
+INSERT INTO generator SELECT * FROM cosid.generator WHERE name = 'snow';
+UPDATE generator SET name = 'intxn';
+SET LOCAL search_path = pg_temp, public;
+SELECT pg_temp.err($$SELECT cosid_next('intxn')$$);
+ROLLBACK;
+SELECT pg_temp.err($$SELECT cosid_next('intxn')$$);
 
 -- drop
 SELECT cosid_drop('plain');

@@ -4,7 +4,9 @@
  * The catalog table is not writable by ordinary roles: cosid_define() and
  * friends (ddl.c) check what the caller may do, then write as the catalog's
  * owner through cosid_catalog_exec(), constant SQL run under
- * SECURITY_RESTRICTED_OPERATION with a pinned search_path.
+ * SECURITY_RESTRICTED_OPERATION with a pinned search_path.  A generator's
+ * plain read (its first call in a session) runs no SQL: an index scan of
+ * the primary key in C (read_direct), with the snapshot SPI would use.
  *
  * Owns: reading and writing rows, the statement trigger and transaction
  * callbacks that count changes.  Must not: build SQL text from a name, or
@@ -13,7 +15,12 @@
 #include "catalog.h"
 #include "genstate.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -26,8 +33,11 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
@@ -410,76 +420,219 @@ static const char *const read_sql[2][2] = {
 };
 
 /*
+ * The columns read_sql selects, in its order, and their types in the table
+ * (owner and sequence are regrole and regclass there, OIDs in read_sql);
+ * v13: added by 1.3's update (all three, or none).
+ */
+#define READ_NCOLUMNS 14
+#define READ_FIRST_1_3 11		/* codec_functions' index */
+static const struct
+{
+	const char *name;
+	Oid			type;
+}			read_columns[READ_NCOLUMNS] = {
+	{"strategy", TEXTOID}, {"config", JSONBOID}, {"epoch_ms", INT8OID}, {"unit_ms", INT4OID},
+	{"time_bits", INT4OID}, {"node_bits", INT4OID}, {"seq_bits", INT4OID},
+	{"seq_reset_threshold", INT8OID}, {"owner", REGROLEOID}, {"sequence", REGCLASSOID},
+	{"owns_sequence", BOOLOID},
+	{"codec_functions", OIDARRAYOID}, {"identity", INT8OID}, {"counter_database", TEXTOID},
+};
+
+/*
+ * A row's columns (in read_columns' order) into *config and *stored.  Copies
+ * what it keeps (config, detoasted: the snapshot the row was read with must
+ * still be registered or active).  Before 1.3 the last three are NULL.
+ */
+static void
+decode_row(const Datum *values, const bool *nulls, bool v13, Jsonb **config, CosidGenDef *stored)
+{
+	char	   *strategy = TextDatumGetCString(values[0]);
+
+	*config = DatumGetJsonbPCopy(values[1]);
+	stored->spec.strategy = cosid_strategy_from_name(strategy);
+	if (COSID_TIME_BASED(stored->spec.strategy))
+	{
+		stored->spec.layout.epoch_ms = DatumGetInt64(values[2]);
+		stored->spec.layout.unit_ms = DatumGetInt32(values[3]);
+		stored->spec.layout.time_bits = DatumGetInt32(values[4]);
+		stored->spec.layout.node_bits = DatumGetInt32(values[5]);
+		stored->spec.layout.seq_bits = DatumGetInt32(values[6]);
+		stored->spec.layout.seq_reset_threshold = DatumGetInt64(values[7]);
+	}
+	stored->owner = DatumGetObjectId(values[8]);
+	/* none: time-based, or segments from the lease store (callers check) */
+	stored->seqid = nulls[9] ? InvalidOid : DatumGetObjectId(values[9]);
+	stored->owns_sequence = !nulls[10] && DatumGetBool(values[10]);
+	stored->codec_fns[0] = stored->codec_fns[1] = InvalidOid;
+	stored->codec_by_name = !v13;
+	if (!nulls[11])
+	{
+		Datum	   *fns;
+		bool	   *fnnulls;
+		int			n;
+
+		deconstruct_array(DatumGetArrayTypeP(values[11]), OIDOID, sizeof(Oid), true, TYPALIGN_INT,
+						  &fns, &fnnulls, &n);
+		for (int i = 0; i < n && i < 2; i++)
+			if (!fnnulls[i])
+				stored->codec_fns[i] = DatumGetObjectId(fns[i]);
+	}
+	stored->identity = nulls[12] ? 0 : DatumGetInt64(values[12]);
+	stored->counter_db[0] = '\0';
+	if (!nulls[13])
+		text_to_cstring_buffer(DatumGetTextPP(values[13]), stored->counter_db, NAMEDATALEN);
+}
+
+/*
+ * The plain read (not FOR UPDATE) without SPI: the row by cosid.generator's
+ * primary key, an index scan with the snapshot the statement would have had
+ * (fresh: one taken now; else the active one), so it sees what read_sql
+ * does: the rows this transaction wrote before, not those it deleted, and
+ * no other transaction's uncommitted change.  SPI parses and plans
+ * read_sql once a session, and looks up the catalog's owner and pins the
+ * search_path for every read: most of a fresh session's first call.  It
+ * runs no SQL, no user code (the index and texteq are built in) and looks
+ * up no name the caller could place (cosid.generator is schema-qualified;
+ * the index is the table's primary key, the columns its own by name).
+ * False (nothing read) when the table is not as cosid made it (a column
+ * missing or of another type, no primary key on name): read_sql then.
+ */
+static bool
+read_direct(const char *name, bool fresh, Jsonb **config, CosidGenDef *stored,
+			const char *hint)
+{
+	Relation	rel;
+	Relation	idx;
+	TupleDesc	desc;
+	AttrNumber	attnos[READ_NCOLUMNS];
+	AttrNumber	name_attno = InvalidAttrNumber;
+	Oid			pk;
+	bool		v13;
+	ScanKeyData key;
+	SysScanDesc scan;
+	Snapshot	snapshot;
+	HeapTuple	tup;
+	Datum		values[READ_NCOLUMNS];
+	bool		nulls[READ_NCOLUMNS];
+	int			found = 0;
+
+	/* a session that ignores system indexes (ignore_system_indexes) gets no warning from us */
+	if (IgnoreSystemIndexes)
+		return false;
+	rel = table_open(catalog_relid(), AccessShareLock);
+	desc = RelationGetDescr(rel);
+	memset(attnos, 0, sizeof(attnos));
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		if (att->attisdropped)
+			continue;
+		if (strcmp(NameStr(att->attname), "name") == 0 && att->atttypid == TEXTOID)
+			name_attno = att->attnum;
+		for (int i = 0; i < READ_NCOLUMNS; i++)
+			if (strcmp(NameStr(att->attname), read_columns[i].name) == 0 &&
+				att->atttypid == read_columns[i].type)
+				attnos[i] = att->attnum;
+	}
+	for (int i = 0; i < READ_NCOLUMNS; i++)
+		if (attnos[i] != InvalidAttrNumber)
+			found += i < READ_FIRST_1_3 ? 1 : 100;
+	v13 = found == READ_FIRST_1_3 + 100 * (READ_NCOLUMNS - READ_FIRST_1_3);
+	pk = cosid_rel_primary_key(rel);
+	if (name_attno == InvalidAttrNumber || !OidIsValid(pk) ||
+		(!v13 && found != READ_FIRST_1_3))
+	{
+		table_close(rel, AccessShareLock);
+		return false;
+	}
+	idx = index_open(pk, AccessShareLock);
+	if (IndexRelationGetNumberOfKeyAttributes(idx) != 1 ||
+		idx->rd_index->indkey.values[0] != name_attno ||
+		idx->rd_opfamily[0] != TEXT_BTREE_FAM_OID)
+	{
+		index_close(idx, AccessShareLock);
+		table_close(rel, AccessShareLock);
+		return false;
+	}
+
+	/*
+	 * As SPI would have read: fresh, a snapshot taken now (a parallel
+	 * worker's: its leader's); else the active one.
+	 */
+	if ((fresh && !IsInParallelMode()) || !ActiveSnapshotSet())
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+	else
+		snapshot = RegisterSnapshot(GetActiveSnapshot());
+	/* the column's collation, as its = (a deterministic one: bytes) */
+	ScanKeyEntryInitialize(&key, 0, name_attno, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, CStringGetTextDatum(name));
+	scan = systable_beginscan_ordered(rel, idx, snapshot, 1, &key);
+	tup = systable_getnext_ordered(scan, ForwardScanDirection);
+	if (HeapTupleIsValid(tup))
+		tup = heap_copytuple(tup);
+	systable_endscan_ordered(scan);
+	/* held until the transaction ends, as a statement's */
+	index_close(idx, NoLock);
+	if (!HeapTupleIsValid(tup))
+	{
+		UnregisterSnapshot(snapshot);
+		table_close(rel, NoLock);
+		cosid_unknown_generator(name, hint);
+	}
+	for (int i = 0; i < READ_NCOLUMNS; i++)
+	{
+		if (attnos[i] != InvalidAttrNumber)
+			values[i] = heap_getattr(tup, attnos[i], desc, &nulls[i]);
+		else
+		{
+			values[i] = (Datum) 0;
+			nulls[i] = true;
+		}
+	}
+	/* detoasted with the snapshot it was read with */
+	decode_row(values, nulls, v13, config, stored);
+	UnregisterSnapshot(snapshot);
+	heap_freetuple(tup);
+	table_close(rel, NoLock);
+	return true;
+}
+
+/*
  * A lookup for the hot path reads with a snapshot taken now (fresh), after
  * the caller read the shared generation, so a row it reads is never older
- * than the generation it is stamped with.
+ * than the generation it is stamped with.  A plain read takes no SPI
+ * (read_direct); FOR UPDATE locks the row through read_sql.
  */
 void
 cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config,
 		 CosidGenDef *stored, const char *hint)
 {
 	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-	HeapTuple	tup;
-	TupleDesc	desc;
-	bool		isnull;
-	char	   *strategy;
-	Datum		d;
+	Datum		args[1];
+	Datum		values[READ_NCOLUMNS];
+	bool		nulls[READ_NCOLUMNS];
 	int			ret;
-	bool		v13 = cosid_catalog_is_1_3();
+	bool		v13;
 
+	if (!for_update && read_direct(name, fresh, config, stored, hint))
+		return;
+
+	v13 = cosid_catalog_is_1_3();
+	args[0] = CStringGetTextDatum(name);
 	/* a parallel worker reads what its leader's snapshot shows */
 	fresh = fresh && !IsInParallelMode();
 	if (fresh)
 		PushActiveSnapshot(GetLatestSnapshot());
 	ret = cosid_catalog_exec(read_sql[v13 ? 1 : 0][for_update ? 1 : 0],
-					   1, argtypes, values, NULL, !for_update);
+					   1, argtypes, args, NULL, !for_update);
 	if (fresh)
 		PopActiveSnapshot();
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read cosid.generator");
 	if (SPI_processed == 0)
 		cosid_unknown_generator(name, hint);
-
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-	strategy = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
-	*config = DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 2, &isnull));
-	stored->spec.strategy = cosid_strategy_from_name(strategy);
-	if (COSID_TIME_BASED(stored->spec.strategy))
-	{
-		stored->spec.layout.epoch_ms = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-		stored->spec.layout.unit_ms = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-		stored->spec.layout.time_bits = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-		stored->spec.layout.node_bits = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-		stored->spec.layout.seq_bits = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-		stored->spec.layout.seq_reset_threshold = DatumGetInt64(SPI_getbinval(tup, desc, 8, &isnull));
-	}
-	stored->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
-	d = SPI_getbinval(tup, desc, 10, &isnull);
-	/* none: time-based, or segments from the lease store (callers check) */
-	stored->seqid = isnull ? InvalidOid : DatumGetObjectId(d);
-	d = SPI_getbinval(tup, desc, 11, &isnull);
-	stored->owns_sequence = !isnull && DatumGetBool(d);
-	stored->codec_fns[0] = stored->codec_fns[1] = InvalidOid;
-	stored->codec_by_name = !v13;
-	d = SPI_getbinval(tup, desc, 12, &isnull);
-	if (!isnull)
-	{
-		Datum	   *fns;
-		bool	   *fnnulls;
-		int			n;
-
-		deconstruct_array(DatumGetArrayTypeP(d), OIDOID, sizeof(Oid), true, TYPALIGN_INT,
-						  &fns, &fnnulls, &n);
-		for (int i = 0; i < n && i < 2; i++)
-			if (!fnnulls[i])
-				stored->codec_fns[i] = DatumGetObjectId(fns[i]);
-	}
-	stored->identity = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
-	d = SPI_getbinval(tup, desc, 14, &isnull);
-	stored->counter_db[0] = '\0';
-	if (!isnull)
-		text_to_cstring_buffer(DatumGetTextPP(d), stored->counter_db, NAMEDATALEN);
+	for (int i = 0; i < READ_NCOLUMNS; i++)
+		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);
+	decode_row(values, nulls, v13, config, stored);
 }
-

@@ -53,10 +53,11 @@ extern void cosid_catalog_check_sequence(const CosidGenDef *def);
 extern bool cosid_catalog_is_1_3(void);
 
 /*
- * Read the stored row of a generator (SPI connected): its definition's
- * jsonb in *config, what the catalog's columns say in *stored (strategy,
- * layout, sequence, owner, bound codec functions, identity, counter's
- * database).  42704 when there is none.
+ * Read the stored row of a generator: its definition's jsonb in *config,
+ * what the catalog's columns say in *stored (strategy, layout, sequence,
+ * owner, bound codec functions, identity, counter's database).  42704 when
+ * there is none.  for_update: locked, through SPI (connected); otherwise
+ * by the primary key in C, no SPI, seeing the same row.
  * fresh: with a snapshot taken now (a lookup for the hot path).
  */
 extern void cosid_catalog_read(const char *name, bool for_update, bool fresh,

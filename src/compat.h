@@ -90,4 +90,14 @@
 #define cosid_wait_event_new(name) ((void) (name), (uint32) PG_WAIT_EXTENSION)
 #endif
 
+/*
+ * A relation's primary key index (InvalidOid: none); 18 asks whether a
+ * deferrable one will do.  Needs utils/relcache.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define cosid_rel_primary_key(rel) RelationGetPrimaryKeyIndex((rel), false)
+#else
+#define cosid_rel_primary_key(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
+
 #endif							/* COSID_COMPAT_H */

@@ -98,6 +98,7 @@ _PG_init(void)
 	cosid_genstate_define_settings();
 	cosid_segment_define_settings();
 	MarkGUCPrefixReserved("cosid");
+	cosid_segment_preload();
 
 	/* the window's WAL records are replayed by whoever reads this WAL */
 	cosid_wal_init();

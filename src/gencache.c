@@ -180,7 +180,7 @@ fill(CosidGenCache *c, const char *cname, bool need_entry, const char *hint)
 	 * A Citus worker issues with the coordinator's generators (citus.c);
 	 * its own rows (from before it joined) only for names they lack.
 	 */
-	if (cosid_catalog_is_1_3() && cosid_citus_role() == COSID_CITUS_WORKER)
+	if (cosid_citus_role() == COSID_CITUS_WORKER && cosid_catalog_is_1_3())
 	{
 		if (!cosid_citus_read(cname, true, &config, &stored))
 			cosid_catalog_read(cname, false, true, &config, &stored,

@@ -87,6 +87,19 @@ cosid_segment_define_settings(void)
 							   NULL, NULL, NULL);
 }
 
+void
+cosid_segment_preload(void)
+{
+	/*
+	 * The default zone of a group's periods (and of codecs): pg_tzset reads
+	 * a zone's file once a process, on a session's first call of a grouped
+	 * segment generator; read here, in the postmaster, every backend
+	 * inherits it (a backend's own copy of the postmaster's cache; not on
+	 * EXEC_BACKEND builds).  Another zone is read on its first use.
+	 */
+	(void) pg_tzset("UTC");
+}
+
 /* ---------- the lease store, as segment fetches see it ---------- */
 
 /*

@@ -12,6 +12,9 @@ extern char *cosid_debug_now;
 
 extern void cosid_segment_define_settings(void);
 
+/* In the postmaster (_PG_init): what backends inherit rather than load (the UTC zone). */
+extern void cosid_segment_preload(void);
+
 /* The lease store's state as segment fetches saw it (shared memory). */
 extern Size cosid_segment_shmem_size(void);
 extern void cosid_segment_shmem_init(void);
