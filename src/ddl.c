@@ -197,7 +197,11 @@ static const struct
 	{"generator_restore_check", "restore_check", true},
 	{"generator_bind_codec", "generator_bind_codec", true},
 };
-#define DIRECT_INSERT_CHECKS	4	/* 1.4's CHECK constraints of cosid.generator */
+/* 1.4's CHECK constraints of cosid.generator (row_meets_checks) */
+static const char *const direct_insert_checks[] = {
+	"generator_strategy_check", "generator_codec_functions_check",
+	"generator_check1", "generator_sequence_check",
+};
 
 /* Whether generator_bind_codec's WHEN takes the row (true when unsure). */
 static bool
@@ -227,12 +231,50 @@ row_binds_codec(GeneratorRow *row)
 }
 
 /*
+ * Whether the row meets 1.4's CHECK constraints of cosid.generator, which a
+ * direct insert does not evaluate: false when it does not, or when it is not
+ * sure (the INSERT then evaluates them).
+ *   strategy IN ('snowflake', 'cosid80', 'segment')
+ *   cardinality(codec_functions) = 2   (codec_functions is null here)
+ *   (strategy = 'segment') = (epoch_ms IS NULL)
+ *   (strategy = 'segment' AND coalesce(lower(config ->> 'distributor'),
+ *    'local') <> 'lease-store') = (sequence IS NOT NULL)
+ */
+static bool
+row_meets_checks(GeneratorRow *row)
+{
+	char	   *strategy = TextDatumGetCString(row->values[Anum_generator_strategy - 1]);
+	bool		segment = strcmp(strategy, "segment") == 0;
+	bool		local = true;
+	Jsonb	   *config = DatumGetJsonbP(row->values[Anum_generator_config - 1]);
+	JsonbValue	v;
+
+	if (!segment && strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
+		return false;
+	if (row->nulls[Anum_generator_codec_functions - 1] != 'n' ||
+		segment != (row->nulls[Anum_generator_epoch_ms - 1] == 'n'))
+		return false;
+	if (JB_ROOT_IS_OBJECT(config) &&
+		getKeyJsonValueFromContainer(&config->root, "distributor", strlen("distributor"), &v) != NULL &&
+		v.type == jbvString)
+	{
+		/* lower() of ASCII letters is the same in every locale; not sure of others */
+		for (int i = 0; i < v.val.string.len; i++)
+			if (IS_HIGHBIT_SET(v.val.string.val[i]))
+				return false;
+		local = !(v.val.string.len == strlen("lease-store") &&
+				  pg_strncasecmp(v.val.string.val, "lease-store", v.val.string.len) == 0);
+	}
+	return (segment && local) == (row->nulls[Anum_generator_sequence - 1] != 'n');
+}
+
+/*
  * Whether cosid.generator is as 1.4 makes it, so that the row can be
  * inserted directly: its columns (attnums[i]: column i + 1's attribute
- * number), its 4 CHECK constraints, its triggers on INSERT (each of
- * direct_insert_triggers, none taking the row), its indexes plain (no
- * expression, predicate or exclusion), no row security.  Else the INSERT
- * does it.
+ * number), its CHECK constraints (direct_insert_checks; the row meets
+ * them), its triggers on INSERT (each of direct_insert_triggers, none
+ * taking the row: generator_bind_codec with its WHEN, which 1.3's lacks),
+ * no row security.  Else the INSERT does it.
  */
 static bool
 direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
@@ -242,9 +284,19 @@ direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
 	int			found = 0;
 
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relrowsecurity ||
-		desc->constr == NULL || desc->constr->num_check != DIRECT_INSERT_CHECKS ||
-		row_binds_codec(row))
+		desc->constr == NULL || desc->constr->num_check != lengthof(direct_insert_checks) ||
+		row_binds_codec(row) || !row_meets_checks(row))
 		return false;
+	for (int c = 0; c < desc->constr->num_check; c++)
+	{
+		size_t		k;
+
+		for (k = 0; k < lengthof(direct_insert_checks); k++)
+			if (strcmp(desc->constr->check[c].ccname, direct_insert_checks[k]) == 0)
+				break;
+		if (k == lengthof(direct_insert_checks))
+			return false;
+	}
 	for (int a = 0; a < desc->natts; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
@@ -277,6 +329,7 @@ direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
 					break;
 			if (k == lengthof(direct_insert_triggers) ||
 				TRIGGER_FOR_ROW(trig->tgtype) != direct_insert_triggers[k].row ||
+				(strcmp(trig->tgname, "generator_bind_codec") == 0 && trig->tgqual == NULL) ||
 				get_func_namespace(trig->tgfoid) != nsp ||
 				strcmp(get_func_name(trig->tgfoid), direct_insert_triggers[k].function) != 0)
 				return false;
@@ -287,8 +340,8 @@ direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
 /*
  * Insert the row into cosid.generator directly (heap and indexes), as
  * core writes a catalog row: no statement to plan, execute and fire
- * triggers for.  The INSERT's own check of its CHECK constraints is done
- * here by construction, its unique index checked by the index.  false when
+ * triggers for.  Its CHECK constraints are checked by row_meets_checks,
+ * its primary key by the index.  false when
  * the table or the row needs the INSERT (direct_insert_possible), or the
  * transaction cannot write (the INSERT then says why).
  */
@@ -302,9 +355,6 @@ insert_generator_direct(const char *name, GeneratorRow *row)
 	HeapTuple	tup;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
-	const char *strategy;
-	bool		segment;
-
 	if (XactReadOnly || IsInParallelMode())
 		return false;
 	rel = table_openrv(makeRangeVar("cosid", "generator", -1), RowExclusiveLock);
@@ -329,15 +379,6 @@ insert_generator_direct(const char *name, GeneratorRow *row)
 			return false;
 		}
 	}
-
-	/* the table's CHECK constraints, which the INSERT would check */
-	strategy = TextDatumGetCString(row->values[Anum_generator_strategy - 1]);
-	segment = strcmp(strategy, "segment") == 0;
-	if ((!segment && strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0) ||
-		segment != (row->nulls[Anum_generator_sequence - 1] != 'n') ||
-		segment != (row->nulls[Anum_generator_epoch_ms - 1] == 'n') ||
-		row->nulls[Anum_generator_codec_functions - 1] != 'n')
-		elog(ERROR, "generator \"%s\": a row cosid.generator's constraints would refuse", name);
 
 	memset(nulls, true, sizeof(nulls));
 	for (int i = 0; i < Natts_generator; i++)
@@ -749,17 +790,11 @@ check_may_define(const char *name)
 						   get_database_name(MyDatabaseId))));
 }
 
-/* 42710 when a generator of this name exists (SPI connected). */
+/* 42710 when a generator of this name exists. */
 static void
 check_new_name(const char *name)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-
-	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
-	if (SPI_processed > 0)
+	if (cosid_row_by_key("generator", name, NULL, 0, NULL, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("generator \"%s\" already exists", name),

@@ -17,6 +17,7 @@
  */
 #include "history.h"
 #include "catalog.h"
+#include "util.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -47,20 +48,16 @@ history_exists(void)
 bool
 cosid_history_last(const char *name, int64 *last, bool *from_store)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-	bool		isnull;
+	static const char *const columns[2] = {"last_number", "lease_store"};
+	Datum		values[2];
+	bool		nulls[2];
 
 	if (!history_exists())
 		return false;
-	if (cosid_catalog_exec("SELECT last_number, lease_store FROM cosid.generator_history "
-						   "WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator_history");
-	if (SPI_processed == 0)
+	if (!cosid_row_by_key("generator_history", name, columns, 2, values, nulls))
 		return false;
-	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	*from_store = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	*last = nulls[0] ? 0 : DatumGetInt64(values[0]);
+	*from_store = !nulls[1] && DatumGetBool(values[1]);
 	return true;
 }
 
