@@ -8,7 +8,13 @@
  * codecbind.c, genstate.c for the layout history of a name), then writes the
  * catalog as its owner (catalog.c), custom codec functions by OID.
  * Sequences are made and altered through core's C APIs on parse nodes, never
- * SQL text.
+ * SQL text.  cosid_define costs about what CREATE SEQUENCE does (issue 29),
+ * so its own writes and reads go without SQL where they can: its row by heap
+ * and index insert when cosid.generator is as 1.4 makes it (what the
+ * INSERT's constraints and triggers would check is checked here; any other
+ * table, or a row a trigger takes, goes through the INSERT), the backing
+ * sequence's SELECT grant as core's GRANT writes it, the name's rows read by
+ * primary key (util.c: cosid_row_by_key).
  *
  * The row cosid_define inserts is built by named column numbers
  * (Anum_generator_*).  A name's history (cosid.generator_history) is
@@ -207,20 +213,14 @@ static const char *const direct_insert_checks[] = {
 static bool
 row_binds_codec(GeneratorRow *row)
 {
-	static Datum path = (Datum) 0;
 	LOCAL_FCINFO(fcinfo, 2);
+	Datum		path;
 	Datum		result;
 
 	if (row->nulls[Anum_generator_codec_functions - 1] != 'n')
 		return true;
-	if (path == (Datum) 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		path = DirectFunctionCall1(jsonpath_in, CStringGetDatum("$.codec[*].custom"));
-		MemoryContextSwitchTo(old);
-	}
 	/* NEW.config @? '$.codec[*].custom', as the trigger's WHEN has it */
+	path = DirectFunctionCall1(jsonpath_in, CStringGetDatum("$.codec[*].custom"));
 	InitFunctionCallInfoData(*fcinfo, NULL, 2, InvalidOid, NULL, NULL);
 	fcinfo->args[0].value = row->values[Anum_generator_config - 1];
 	fcinfo->args[0].isnull = false;
