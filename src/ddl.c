@@ -341,20 +341,21 @@ direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
  * Insert the row into cosid.generator directly (heap and indexes), as
  * core writes a catalog row: no statement to plan, execute and fire
  * triggers for.  Its CHECK constraints are checked by row_meets_checks,
- * its primary key by the index.  false when
- * the table or the row needs the INSERT (direct_insert_possible), or the
- * transaction cannot write (the INSERT then says why).
+ * its primary key by the index.  false when the table or the row needs the
+ * INSERT (direct_insert_possible), or the transaction cannot write (the
+ * INSERT then says why).
  */
 static bool
 insert_generator_direct(const char *name, GeneratorRow *row)
 {
 	Relation	rel;
 	AttrNumber	attnums[Natts_generator];
-	Datum		values[MaxHeapAttributeNumber];
-	bool		nulls[MaxHeapAttributeNumber];
+	Datum	   *values;
+	bool	   *nulls;
 	HeapTuple	tup;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
+
 	if (XactReadOnly || IsInParallelMode())
 		return false;
 	rel = table_openrv(makeRangeVar("cosid", "generator", -1), RowExclusiveLock);
@@ -380,7 +381,9 @@ insert_generator_direct(const char *name, GeneratorRow *row)
 		}
 	}
 
-	memset(nulls, true, sizeof(nulls));
+	values = palloc0(sizeof(Datum) * RelationGetDescr(rel)->natts);
+	nulls = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
+	memset(nulls, true, sizeof(bool) * RelationGetDescr(rel)->natts);
 	for (int i = 0; i < Natts_generator; i++)
 	{
 		values[attnums[i] - 1] = row->values[i];
