@@ -6,7 +6,8 @@
  * A segment generator's row keeps the last number its sequence handed out
  * and whether it took numbers from the lease store; a time-based one's keeps
  * its identity and layout.  Read and written through cosid_catalog_exec (as
- * the catalog's owner, SPI connected by the caller); a database whose cosid
+ * the catalog's owner, SPI connected by the caller), but for a segment
+ * define's read of its name's row (cosid_row_by_key); a database whose cosid
  * has no history table (a library newer than the extension's 1.2 SQL) reads
  * no history and writes none.
  *
@@ -42,8 +43,9 @@ history_exists(void)
 /*
  * The highest number segment generators of this name handed out from their
  * sequence in this database before they were dropped, and whether some took
- * numbers from the lease store (SPI connected); false when there is no
- * history (none was dropped, or it was forgotten).
+ * numbers from the lease store, read by the table's primary key (every
+ * segment define asks: no SQL); false when there is no history (none was
+ * dropped, or it was forgotten).
  */
 bool
 cosid_history_last(const char *name, int64 *last, bool *from_store)
