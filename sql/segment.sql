@@ -283,3 +283,74 @@ SELECT cosid_drop('small_top');
 DROP TABLE small_top;
 -- the next test makes a table of this name
 DROP TABLE orders;
+
+-- cosid_define writes its row and its sequence's SELECT grant itself (no
+-- INSERT, no GRANT statement) when cosid.generator is as 1.4 makes it; what
+-- it writes is what they wrote.  The grant goes on top of the catalog
+-- owner's default privileges, as GRANT's does, and the generator's owner
+-- depends on the sequence (DROP ROLE refuses it until the generator goes).
+CREATE ROLE cosid_erin;
+CREATE ROLE cosid_reader;
+GRANT CREATE ON DATABASE :"db" TO cosid_erin;
+SELECT c.relowner::regrole AS catalog_owner FROM pg_class c WHERE c.oid = 'cosid.generator'::regclass \gset
+ALTER DEFAULT PRIVILEGES FOR ROLE :"catalog_owner" IN SCHEMA cosid GRANT USAGE ON SEQUENCES TO cosid_reader;
+SET ROLE cosid_erin;
+SELECT cosid_define('erin_seg', '{"strategy": "segment", "step": 5}');
+RESET ROLE;
+ALTER DEFAULT PRIVILEGES FOR ROLE :"catalog_owner" IN SCHEMA cosid REVOKE USAGE ON SEQUENCES FROM cosid_reader;
+SELECT a.grantee::regrole = c.relowner AS by_its_owner_to_itself,
+	   CASE WHEN a.grantee::regrole = c.relowner THEN '(the sequence''s owner)' ELSE a.grantee::regrole::text END AS grantee,
+	   a.grantor::regrole = c.relowner AS granted_by_its_owner, a.privilege_type
+FROM cosid.generator g JOIN pg_class c ON c.oid = g.sequence, aclexplode(c.relacl) a
+WHERE g.name = 'erin_seg' ORDER BY 1, 2, 4;
+SELECT array_position(c.relacl, (SELECT x FROM unnest(c.relacl) x WHERE x::text LIKE 'cosid_reader=%')) <
+	   array_position(c.relacl, (SELECT x FROM unnest(c.relacl) x WHERE x::text LIKE 'pg_database_owner=%')) AS defaults_first,
+	   array_position(c.relacl, (SELECT x FROM unnest(c.relacl) x WHERE x::text LIKE 'pg_database_owner=%')) <
+	   array_position(c.relacl, (SELECT x FROM unnest(c.relacl) x WHERE x::text LIKE 'cosid_erin=%')) AS then_the_generators_owner
+FROM cosid.generator g JOIN pg_class c ON c.oid = g.sequence WHERE g.name = 'erin_seg';
+SELECT d.refobjid::regrole AS role, d.deptype
+FROM cosid.generator g JOIN pg_shdepend d ON d.classid = 'pg_class'::regclass AND d.objid = g.sequence
+WHERE g.name = 'erin_seg' ORDER BY 1;
+SELECT owner, strategy, owns_sequence, identity <> 0 AS has_identity, codec_functions, counter_database
+FROM cosid.generator WHERE name = 'erin_seg';
+-- a trigger a superuser put on the table fires: the row goes through the INSERT
+CREATE FUNCTION note_define() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE NOTICE 'row of % inserted', NEW.name;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER note_define AFTER INSERT ON cosid.generator FOR EACH ROW EXECUTE FUNCTION note_define();
+SELECT cosid_define('noted_seg', '{"strategy": "segment"}');
+SELECT cosid_define('noted_snowflake', '{"strategy": "snowflake"}');
+DROP TRIGGER note_define ON cosid.generator;
+DROP FUNCTION note_define();
+-- a rule on the table: the row goes through the INSERT, which fires it
+CREATE TABLE define_audit (name text);
+CREATE RULE audit_define AS ON INSERT TO cosid.generator DO ALSO INSERT INTO define_audit VALUES (NEW.name);
+SELECT cosid_define('audited_seg', '{"strategy": "segment"}');
+SELECT cosid_define('audited_snowflake', '{"strategy": "snowflake"}');
+DROP RULE audit_define ON cosid.generator;
+SELECT name FROM define_audit ORDER BY 1;
+DROP TABLE define_audit;
+SELECT cosid_drop('audited_seg'), cosid_drop('audited_snowflake');
+-- what ddl.c's direct insert checks in C (row_meets_checks, row_binds_codec)
+-- is these constraints and this trigger's WHEN: a change to them in a
+-- script changes this output, and must change the C too
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+WHERE conrelid = 'cosid.generator'::regclass AND contype = 'c' ORDER BY 1;
+SELECT tgname, tgtype, tgfoid::regproc, pg_get_triggerdef(oid) ~ 'WHEN' AS has_when,
+	   substring(pg_get_triggerdef(oid) FROM 'WHEN (.*) EXECUTE') AS when_clause
+FROM pg_trigger WHERE tgrelid = 'cosid.generator'::regclass AND NOT tgisinternal ORDER BY 1;
+-- a read-only transaction: refused as the INSERT refuses it
+BEGIN READ ONLY;
+SELECT pg_temp.err($$SELECT cosid_define('read_only', '{"strategy": "snowflake"}')$$);
+ROLLBACK;
+-- a name defined twice in one statement: the second is refused (by the
+-- primary key, or its backing sequence's name)
+SELECT pg_temp.err($$SELECT cosid_define('twice', '{"strategy": "snowflake"}') FROM generate_series(1, 2)$$);
+SELECT pg_temp.err($$SELECT cosid_define('twice', '{"strategy": "segment"}') FROM generate_series(1, 2)$$);
+SELECT count(*) AS twice FROM cosid.generator WHERE name = 'twice';
+SELECT cosid_drop('erin_seg'), cosid_drop('noted_seg'), cosid_drop('noted_snowflake');
+REVOKE CREATE ON DATABASE :"db" FROM cosid_erin;
+DROP ROLE cosid_erin;
+DROP ROLE cosid_reader;

@@ -8,7 +8,13 @@
  * codecbind.c, genstate.c for the layout history of a name), then writes the
  * catalog as its owner (catalog.c), custom codec functions by OID.
  * Sequences are made and altered through core's C APIs on parse nodes, never
- * SQL text.
+ * SQL text.  cosid_define costs about what CREATE SEQUENCE does (issue 29),
+ * so its own writes and reads go without SQL where they can: its row by heap
+ * and index insert when cosid.generator is as 1.4 makes it (what the
+ * INSERT's constraints and triggers would check is checked here; any other
+ * table, or a row a trigger takes, goes through the INSERT), the backing
+ * sequence's SELECT grant as core's GRANT writes it, the name's rows read by
+ * primary key (util.c: cosid_row_by_key).
  *
  * The row cosid_define inserts is built by named column numbers
  * (Anum_generator_*).  A name's history (cosid.generator_history) is
@@ -34,6 +40,18 @@
 #include "storage/lmgr.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_am.h"
+#include "catalog/index.h"
+#include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_trigger.h"
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/table.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "utils/fmgrprotos.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
@@ -98,28 +116,32 @@ enum
 #define Natts_generator			Anum_generator_counter_database
 #define Natts_generator_1_2		Anum_generator_owns_sequence
 
-/* Each column's name, its parameter's type and the cast its parameter gets in VALUES. */
+/*
+ * Each column's name, its parameter's type, the cast its parameter gets in
+ * VALUES, and its type in the table (what a direct insert checks).
+ */
 static const struct
 {
 	const char *name;
 	Oid			type;
 	const char *cast;
+	Oid			column_type;
 }			generator_columns[Natts_generator] = {
-	[Anum_generator_name - 1] = {"name", TEXTOID, ""},
-	[Anum_generator_strategy - 1] = {"strategy", TEXTOID, ""},
-	[Anum_generator_config - 1] = {"config", JSONBOID, ""},
-	[Anum_generator_epoch_ms - 1] = {"epoch_ms", INT8OID, ""},
-	[Anum_generator_unit_ms - 1] = {"unit_ms", INT4OID, ""},
-	[Anum_generator_time_bits - 1] = {"time_bits", INT4OID, ""},
-	[Anum_generator_node_bits - 1] = {"node_bits", INT4OID, ""},
-	[Anum_generator_seq_bits - 1] = {"seq_bits", INT4OID, ""},
-	[Anum_generator_seq_reset_threshold - 1] = {"seq_reset_threshold", INT8OID, ""},
-	[Anum_generator_owner - 1] = {"owner", OIDOID, "::pg_catalog.regrole"},
-	[Anum_generator_sequence - 1] = {"sequence", OIDOID, "::pg_catalog.regclass"},
-	[Anum_generator_owns_sequence - 1] = {"owns_sequence", BOOLOID, ""},
-	[Anum_generator_codec_functions - 1] = {"codec_functions", OIDARRAYOID, ""},
-	[Anum_generator_identity - 1] = {"identity", INT8OID, ""},
-	[Anum_generator_counter_database - 1] = {"counter_database", TEXTOID, ""},
+	[Anum_generator_name - 1] = {"name", TEXTOID, "", TEXTOID},
+	[Anum_generator_strategy - 1] = {"strategy", TEXTOID, "", TEXTOID},
+	[Anum_generator_config - 1] = {"config", JSONBOID, "", JSONBOID},
+	[Anum_generator_epoch_ms - 1] = {"epoch_ms", INT8OID, "", INT8OID},
+	[Anum_generator_unit_ms - 1] = {"unit_ms", INT4OID, "", INT4OID},
+	[Anum_generator_time_bits - 1] = {"time_bits", INT4OID, "", INT4OID},
+	[Anum_generator_node_bits - 1] = {"node_bits", INT4OID, "", INT4OID},
+	[Anum_generator_seq_bits - 1] = {"seq_bits", INT4OID, "", INT4OID},
+	[Anum_generator_seq_reset_threshold - 1] = {"seq_reset_threshold", INT8OID, "", INT8OID},
+	[Anum_generator_owner - 1] = {"owner", OIDOID, "::pg_catalog.regrole", REGROLEOID},
+	[Anum_generator_sequence - 1] = {"sequence", OIDOID, "::pg_catalog.regclass", REGCLASSOID},
+	[Anum_generator_owns_sequence - 1] = {"owns_sequence", BOOLOID, "", BOOLOID},
+	[Anum_generator_codec_functions - 1] = {"codec_functions", OIDARRAYOID, "", OIDARRAYOID},
+	[Anum_generator_identity - 1] = {"identity", INT8OID, "", INT8OID},
+	[Anum_generator_counter_database - 1] = {"counter_database", TEXTOID, "", TEXTOID},
 };
 
 /* A row of cosid.generator being built: every column null until set. */
@@ -160,9 +182,256 @@ row_set_layout(GeneratorRow *row, const CosidGenDef *def)
 }
 
 /*
+ * The triggers on INSERT into cosid.generator that a direct insert may leave
+ * out, as 1.4 makes them: what each would do to a row cosid_define writes as
+ * the catalog's owner is nothing, or done already.
+ *   generator_changed        (statement) registers no name while cosid
+ *                            writes one it registered: cosid_define
+ *                            registers it (cosid_catalog_changed_name)
+ *   generator_restore_check  returns the row as it is for the catalog's
+ *                            owner (it checks a restore by another role)
+ *   generator_bind_codec     only for a row its WHEN takes (codec_functions
+ *                            set, or a custom codec item): such a row goes
+ *                            through the INSERT, which fires it
+ */
+static const struct
+{
+	const char *trigger;
+	const char *function;		/* in schema cosid */
+	bool		row;
+}			direct_insert_triggers[] = {
+	{"generator_changed", "catalog_changed", false},
+	{"generator_restore_check", "restore_check", true},
+	{"generator_bind_codec", "generator_bind_codec", true},
+};
+/* 1.4's CHECK constraints of cosid.generator (row_meets_checks) */
+static const char *const direct_insert_checks[] = {
+	"generator_strategy_check", "generator_codec_functions_check",
+	"generator_check1", "generator_sequence_check",
+};
+
+/* Whether generator_bind_codec's WHEN takes the row (true when unsure). */
+static bool
+row_binds_codec(GeneratorRow *row)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		path;
+	Datum		result;
+
+	if (row->nulls[Anum_generator_codec_functions - 1] != 'n')
+		return true;
+	/* NEW.config @? '$.codec[*].custom', as the trigger's WHEN has it */
+	path = DirectFunctionCall1(jsonpath_in, CStringGetDatum("$.codec[*].custom"));
+	InitFunctionCallInfoData(*fcinfo, NULL, 2, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = row->values[Anum_generator_config - 1];
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = path;
+	fcinfo->args[1].isnull = false;
+	result = jsonb_path_exists_opr(fcinfo);
+	return fcinfo->isnull || DatumGetBool(result);
+}
+
+/*
+ * Whether the row meets 1.4's CHECK constraints of cosid.generator, which a
+ * direct insert does not evaluate: false when it does not, or when it is not
+ * sure (the INSERT then evaluates them).
+ *   strategy IN ('snowflake', 'cosid80', 'segment')
+ *   cardinality(codec_functions) = 2   (codec_functions is null here)
+ *   (strategy = 'segment') = (epoch_ms IS NULL)
+ *   (strategy = 'segment' AND coalesce(lower(config ->> 'distributor'),
+ *    'local') <> 'lease-store') = (sequence IS NOT NULL)
+ */
+static bool
+row_meets_checks(GeneratorRow *row)
+{
+	char	   *strategy = TextDatumGetCString(row->values[Anum_generator_strategy - 1]);
+	bool		segment = strcmp(strategy, "segment") == 0;
+	bool		local = true;
+	Jsonb	   *config = DatumGetJsonbP(row->values[Anum_generator_config - 1]);
+	JsonbValue	v;
+
+	if (!segment && strcmp(strategy, "snowflake") != 0 && strcmp(strategy, "cosid80") != 0)
+		return false;
+	if (row->nulls[Anum_generator_codec_functions - 1] != 'n' ||
+		segment != (row->nulls[Anum_generator_epoch_ms - 1] == 'n'))
+		return false;
+	if (JB_ROOT_IS_OBJECT(config) &&
+		getKeyJsonValueFromContainer(&config->root, "distributor", strlen("distributor"), &v) != NULL &&
+		v.type == jbvString)
+	{
+		/* lower() of ASCII letters is the same in every locale; not sure of others */
+		for (int i = 0; i < v.val.string.len; i++)
+			if (IS_HIGHBIT_SET(v.val.string.val[i]))
+				return false;
+		local = !(v.val.string.len == strlen("lease-store") &&
+				  pg_strncasecmp(v.val.string.val, "lease-store", v.val.string.len) == 0);
+	}
+	return (segment && local) == (row->nulls[Anum_generator_sequence - 1] != 'n');
+}
+
+/*
+ * Whether cosid.generator is as 1.4 makes it, so that the row can be
+ * inserted directly: its columns (attnums[i]: column i + 1's attribute
+ * number), its CHECK constraints (direct_insert_checks; the row meets
+ * them), its triggers on INSERT (each of direct_insert_triggers, none
+ * taking the row: generator_bind_codec with its WHEN, which 1.3's lacks),
+ * no row security.  Else the INSERT does it.
+ */
+static bool
+direct_insert_possible(Relation rel, GeneratorRow *row, AttrNumber *attnums)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			nsp = RelationGetNamespace(rel);
+	int			found = 0;
+
+	/*
+	 * a heap (simple_heap_insert writes heap pages), not a partition (its
+	 * constraint is not checked here), no rules (the INSERT would fire them)
+	 */
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
+		rel->rd_rel->relispartition || rel->rd_rel->relhasrules || rel->rd_rules != NULL ||
+		rel->rd_rel->relrowsecurity ||
+		desc->constr == NULL || desc->constr->num_check != lengthof(direct_insert_checks) ||
+		row_binds_codec(row) || !row_meets_checks(row))
+		return false;
+	for (int c = 0; c < desc->constr->num_check; c++)
+	{
+		size_t		k;
+
+		for (k = 0; k < lengthof(direct_insert_checks); k++)
+			if (strcmp(desc->constr->check[c].ccname, direct_insert_checks[k]) == 0)
+				break;
+		if (k == lengthof(direct_insert_checks))
+			return false;
+	}
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+		int			i;
+
+		if (att->attisdropped)
+			continue;
+		for (i = 0; i < Natts_generator; i++)
+			if (strcmp(NameStr(att->attname), generator_columns[i].name) == 0)
+				break;
+		if (i == Natts_generator || att->atttypid != generator_columns[i].column_type ||
+			att->attgenerated || att->attidentity ||
+			(att->attnotnull && row->nulls[i] == 'n'))
+			return false;
+		attnums[i] = att->attnum;
+		found++;
+	}
+	if (found != Natts_generator)
+		return false;
+	if (rel->trigdesc != NULL)
+		for (int t = 0; t < rel->trigdesc->numtriggers; t++)
+		{
+			Trigger    *trig = &rel->trigdesc->triggers[t];
+			size_t		k;
+
+			if (!TRIGGER_FOR_INSERT(trig->tgtype))
+				continue;
+			for (k = 0; k < lengthof(direct_insert_triggers); k++)
+				if (strcmp(trig->tgname, direct_insert_triggers[k].trigger) == 0)
+					break;
+			if (k == lengthof(direct_insert_triggers) ||
+				TRIGGER_FOR_ROW(trig->tgtype) != direct_insert_triggers[k].row ||
+				(strcmp(trig->tgname, "generator_bind_codec") == 0 && trig->tgqual == NULL) ||
+				get_func_namespace(trig->tgfoid) != nsp ||
+				strcmp(get_func_name(trig->tgfoid), direct_insert_triggers[k].function) != 0)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * Insert the row into cosid.generator directly (heap and indexes), as
+ * core writes a catalog row: no statement to plan, execute and fire
+ * triggers for.  Its CHECK constraints are checked by row_meets_checks,
+ * its primary key by the index.  false when the table or the row needs the
+ * INSERT (direct_insert_possible), or the transaction cannot write (the
+ * INSERT then says why).
+ */
+static bool
+insert_generator_direct(const char *name, GeneratorRow *row)
+{
+	Relation	rel;
+	AttrNumber	attnums[Natts_generator];
+	Datum	   *values;
+	bool	   *nulls;
+	HeapTuple	tup;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+
+	if (XactReadOnly || IsInParallelMode())
+		return false;
+	rel = table_openrv(makeRangeVar("cosid", "generator", -1), RowExclusiveLock);
+	if (!direct_insert_possible(rel, row, attnums))
+	{
+		table_close(rel, NoLock);
+		return false;
+	}
+	rri = makeNode(ResultRelInfo);
+	rri->ri_RangeTableIndex = 1;
+	rri->ri_RelationDesc = rel;
+	ExecOpenIndices(rri, false);
+	for (int i = 0; i < rri->ri_NumIndices; i++)
+	{
+		IndexInfo  *ii = rri->ri_IndexRelationInfo[i];
+
+		if (ii->ii_Expressions != NIL || ii->ii_Predicate != NIL || ii->ii_ExclusionOps != NULL ||
+			!rri->ri_IndexRelationDescs[i]->rd_index->indimmediate)
+		{
+			ExecCloseIndices(rri);
+			table_close(rel, NoLock);
+			return false;
+		}
+	}
+
+	values = palloc0(sizeof(Datum) * RelationGetDescr(rel)->natts);
+	nulls = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
+	memset(nulls, true, sizeof(bool) * RelationGetDescr(rel)->natts);
+	for (int i = 0; i < Natts_generator; i++)
+	{
+		values[attnums[i] - 1] = row->values[i];
+		nulls[attnums[i] - 1] = row->nulls[i] == 'n';
+	}
+	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	cosid_catalog_changed_name(name);
+	simple_heap_insert(rel, tup);
+
+	/* its index entries, as core's CatalogIndexInsert makes them */
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+	ExecStoreHeapTuple(tup, slot, false);
+	for (int i = 0; i < rri->ri_NumIndices; i++)
+	{
+		Relation	index = rri->ri_IndexRelationDescs[i];
+		Datum		ivalues[INDEX_MAX_KEYS];
+		bool		inulls[INDEX_MAX_KEYS];
+
+		if (!rri->ri_IndexRelationInfo[i]->ii_ReadyForInserts)
+			continue;
+		FormIndexDatum(rri->ri_IndexRelationInfo[i], slot, NULL, ivalues, inulls);
+		index_insert(index, ivalues, inulls, &tup->t_self, rel,
+					 index->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, rri->ri_IndexRelationInfo[i]);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	ExecCloseIndices(rri);
+	table_close(rel, NoLock);
+	/* after the write too, as cosid_catalog_write does */
+	cosid_catalog_changed_name(name);
+	/* the row is seen by what comes next (a cosid_next of the same statement) */
+	CommandCounterIncrement();
+	return true;
+}
+
+/*
  * INSERT the row's first ncols columns into cosid.generator (as the
  * catalog's owner, SPI connected), the statement made from
- * generator_columns: its text is the same at every call.
+ * generator_columns: its text is the same at every call.  The whole row of
+ * a catalog of 1.3 or later goes in directly when it can
+ * (insert_generator_direct).
  */
 static void
 insert_generator(const char *name, GeneratorRow *row, int ncols)
@@ -172,6 +441,8 @@ insert_generator(const char *name, GeneratorRow *row, int ncols)
 	Oid			argtypes[Natts_generator];
 
 	Assert(ncols == Natts_generator || ncols == Natts_generator_1_2);
+	if (ncols == Natts_generator && insert_generator_direct(name, row))
+		return;
 	initStringInfo(&cols);
 	initStringInfo(&params);
 	for (int i = 0; i < ncols; i++)
@@ -275,10 +546,12 @@ cosid_ddl_backing_sequence_name(const char *name)
  * SELECT on a backing sequence cosid made, for the generator's owner and
  * pg_database_owner, so that they can pg_dump the database (reading it
  * neither advances nor sets it).  Run as the sequence's owner; a GRANT on a
- * parse node, its roles named as the catalog spells them now.
+ * parse node, its roles named as the catalog spells them now.  Inside
+ * CREATE EXTENSION (another extension's script defining a generator), where
+ * GRANT also records the sequence's initial privileges.
  */
 static void
-grant_select(Oid seqid, Oid owner)
+grant_select_stmt(Oid seqid, Oid owner)
 {
 	GrantStmt  *stmt = makeNode(GrantStmt);
 	AccessPriv *priv = makeNode(AccessPriv);
@@ -307,6 +580,76 @@ grant_select(Oid seqid, Oid owner)
 	stmt->behavior = DROP_RESTRICT;
 	ExecuteGrantStmt(stmt);
 	CommandCounterIncrement();
+}
+
+/*
+ * The same GRANT made directly, as core's GRANT makes it for a sequence
+ * whose owner grants: the new sequence's privileges (its owner's defaults,
+ * or what ALTER DEFAULT PRIVILEGES gave it) plus SELECT for
+ * pg_database_owner, then for the generator's owner unless it owns the
+ * sequence, granted by the sequence's owner; the role dependencies that
+ * DROP ROLE and REASSIGN OWNED see.  No name is looked up, and the
+ * sequence's relcache entry is rebuilt once, at the next command, not at
+ * once.  Its pg_class row is visible (DefineRelation made it so).
+ */
+static void
+grant_select(Oid seqid, Oid owner)
+{
+	Relation	pg_class;
+	HeapTuple	tup;
+	HeapTuple	newtup;
+	Oid			seqowner;
+	Datum		d;
+	bool		isnull;
+	Acl		   *old_acl;
+	Acl		   *new_acl;
+	Oid			grantees[2];
+	int			ngrantees = 0;
+	int			noldmembers;
+	int			nnewmembers;
+	Oid		   *oldmembers;
+	Oid		   *newmembers;
+	Datum		values[Natts_pg_class] = {0};
+	bool		nulls[Natts_pg_class] = {0};
+	bool		replace[Natts_pg_class] = {0};
+
+	if (creating_extension)
+	{
+		grant_select_stmt(seqid, owner);
+		return;
+	}
+	pg_class = table_open(RelationRelationId, RowExclusiveLock);
+	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(seqid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", seqid);
+	seqowner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	d = SysCacheGetAttr(RELOID, tup, Anum_pg_class_relacl, &isnull);
+	old_acl = isnull ? acldefault(OBJECT_SEQUENCE, seqowner) : DatumGetAclPCopy(d);
+	noldmembers = aclmembers(old_acl, &oldmembers);
+
+	grantees[ngrantees++] = ROLE_PG_DATABASE_OWNER;
+	if (owner != seqowner)
+		grantees[ngrantees++] = owner;
+	new_acl = old_acl;
+	for (int i = 0; i < ngrantees; i++)
+	{
+		AclItem		item;
+
+		item.ai_grantee = grantees[i];
+		item.ai_grantor = seqowner;
+		ACLITEM_SET_PRIVS_GOPTIONS(item, ACL_SELECT, ACL_NO_RIGHTS);
+		new_acl = aclupdate(new_acl, &item, ACL_MODECHG_ADD, seqowner, DROP_RESTRICT);
+	}
+	nnewmembers = aclmembers(new_acl, &newmembers);
+
+	values[Anum_pg_class_relacl - 1] = PointerGetDatum(new_acl);
+	replace[Anum_pg_class_relacl - 1] = true;
+	newtup = heap_modify_tuple(tup, RelationGetDescr(pg_class), values, nulls, replace);
+	CatalogTupleUpdate(pg_class, &newtup->t_self, newtup);
+	updateAclDependencies(RelationRelationId, seqid, 0, seqowner,
+						  noldmembers, oldmembers, nnewmembers, newmembers);
+	InvokeObjectPostAlterHook(RelationRelationId, seqid, 0);
+	table_close(pg_class, RowExclusiveLock);
 }
 
 /*
@@ -459,17 +802,11 @@ check_may_define(const char *name)
 						   get_database_name(MyDatabaseId))));
 }
 
-/* 42710 when a generator of this name exists (SPI connected). */
+/* 42710 when a generator of this name exists. */
 static void
 check_new_name(const char *name)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-
-	if (cosid_catalog_exec("SELECT 1 FROM cosid.generator WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator");
-	if (SPI_processed > 0)
+	if (cosid_row_by_key("generator", name, NULL, 0, NULL, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("generator \"%s\" already exists", name),

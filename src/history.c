@@ -6,7 +6,8 @@
  * A segment generator's row keeps the last number its sequence handed out
  * and whether it took numbers from the lease store; a time-based one's keeps
  * its identity and layout.  Read and written through cosid_catalog_exec (as
- * the catalog's owner, SPI connected by the caller); a database whose cosid
+ * the catalog's owner, SPI connected by the caller), but for a segment
+ * define's read of its name's row (cosid_row_by_key); a database whose cosid
  * has no history table (a library newer than the extension's 1.2 SQL) reads
  * no history and writes none.
  *
@@ -17,6 +18,7 @@
  */
 #include "history.h"
 #include "catalog.h"
+#include "util.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -41,26 +43,23 @@ history_exists(void)
 /*
  * The highest number segment generators of this name handed out from their
  * sequence in this database before they were dropped, and whether some took
- * numbers from the lease store (SPI connected); false when there is no
- * history (none was dropped, or it was forgotten).
+ * numbers from the lease store, read by the table's primary key (every
+ * segment define asks: no SQL); false when there is no history (none was
+ * dropped, or it was forgotten).
  */
 bool
 cosid_history_last(const char *name, int64 *last, bool *from_store)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(name)};
-	bool		isnull;
+	static const char *const columns[2] = {"last_number", "lease_store"};
+	Datum		values[2];
+	bool		nulls[2];
 
 	if (!history_exists())
 		return false;
-	if (cosid_catalog_exec("SELECT last_number, lease_store FROM cosid.generator_history "
-						   "WHERE name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, values, NULL, true) != SPI_OK_SELECT)
-		elog(ERROR, "could not read cosid.generator_history");
-	if (SPI_processed == 0)
+	if (!cosid_row_by_key("generator_history", name, columns, 2, values, nulls))
 		return false;
-	*last = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	*from_store = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	*last = nulls[0] ? 0 : DatumGetInt64(values[0]);
+	*from_store = !nulls[1] && DatumGetBool(values[1]);
 	return true;
 }
 

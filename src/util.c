@@ -12,7 +12,17 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
 #include "port/atomics.h"
@@ -160,6 +170,62 @@ cosid_rel_owner(Oid relid)
 	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
 	ReleaseSysCache(tp);
 	return owner;
+}
+
+bool
+cosid_row_by_key(const char *table, const char *key, const char *const *columns, int ncolumns,
+				 Datum *values, bool *nulls)
+{
+	Relation	rel = table_openrv(makeRangeVar("cosid", (char *) table, -1), AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Relation	index;
+	ScanKeyData skey;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found = false;
+	Oid			pk = cosid_rel_primary_key(rel);
+
+	if (!OidIsValid(pk))
+		elog(ERROR, "cosid.%s has no primary key", table);
+	index = index_open(pk, AccessShareLock);
+	if (IndexRelationGetNumberOfKeyAttributes(index) != 1 ||
+		TupleDescAttr(desc, index->rd_index->indkey.values[0] - 1)->atttypid != TEXTOID)
+		elog(ERROR, "the primary key of cosid.%s is not one text column", table);
+	ScanKeyInit(&skey, index->rd_index->indkey.values[0], BTEqualStrategyNumber, F_TEXTEQ,
+				CStringGetTextDatum(key));
+	/* the index's collation, which orders it */
+	skey.sk_collation = index->rd_indcollation[0];
+	scan = systable_beginscan(rel, RelationGetRelid(index), true, GetActiveSnapshot(), 1, &skey);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		for (int i = 0; i < ncolumns; i++)
+		{
+			int			a;
+			Form_pg_attribute att = NULL;
+
+			for (a = 0; a < desc->natts; a++)
+			{
+				att = TupleDescAttr(desc, a);
+				if (!att->attisdropped && strcmp(NameStr(att->attname), columns[i]) == 0)
+					break;
+			}
+			if (a == desc->natts)
+				elog(ERROR, "cosid.%s has no column \"%s\"", table, columns[i]);
+			values[i] = heap_getattr(tup, a + 1, desc, &nulls[i]);
+			/* a copy, detoasted while the snapshot is active */
+			if (!nulls[i] && att->attlen == -1)
+				values[i] = PointerGetDatum(PG_DETOAST_DATUM_COPY(values[i]));
+			else if (!nulls[i])
+				values[i] = datumCopy(values[i], att->attbyval, att->attlen);
+		}
+		found = true;
+	}
+	systable_endscan(scan);
+	/* held until the transaction ends, as a statement's */
+	index_close(index, NoLock);
+	table_close(rel, NoLock);
+	return found;
 }
 
 int64

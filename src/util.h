@@ -131,6 +131,17 @@ extern void cosid_end_as_role(CosidAsRole *as);
 /* The owner of a relation. */
 extern Oid	cosid_rel_owner(Oid relid);
 
+/*
+ * Whether table cosid.<table> has a row whose primary key, one text column,
+ * is key, read by that index with the active snapshot (what a read-only SPI
+ * query sees); the values of its columns named in columns (ncolumns of
+ * them) copied into values and nulls.  No SQL: for the reads that run at
+ * every cosid_define.
+ */
+extern bool cosid_row_by_key(const char *table, const char *key,
+							 const char *const *columns, int ncolumns,
+							 Datum *values, bool *nulls);
+
 /* A sequence's increment (its pg_sequence row). */
 extern int64 cosid_sequence_increment(Oid seqid);
 
