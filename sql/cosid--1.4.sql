@@ -1610,10 +1610,16 @@ BEGIN
 	-- namespace's row FOR SHARE (which only the table's owner may take):
 	-- acquire and release take it FOR UPDATE, so they still run alone,
 	-- never beside a renewal; two renewals of one slot are ordered by the
-	-- lease's row (the UPDATE below)
-	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
-	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
+	-- lease's row (the UPDATE below).  The row is made only when it is
+	-- missing (a restored store: the rows are not dumped): a renewal tries
+	-- no insert, which cost each one an index probe and a speculative
+	-- insertion's checks.
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR SHARE;
+	IF NOT FOUND THEN
+		INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
+		ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
+		PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR SHARE;
+	END IF;
 	-- the answer is durable whatever the caller or the store set: a lease (and
 	-- window end) the store answered for survives its crash, and with a
 	-- synchronous standby its failover
