@@ -9,7 +9,8 @@
 # worker's protocol (its statements are read from src/slot_lease.c and
 # src/segment.c by bench/fleet_sql.py, sent as the worker sends them) and
 # following its timing: "busy" servers (ids issued all the time) record a new
-# window end about every 300 ms, "idle" ones renew every TTL / 3.  Beside them two
+# window end every TTL / 3 or so (the lease source's lead: a third of the TTL
+# and 700 ms, at most 4 s), "idle" ones renew every TTL / 3.  Beside them two
 # real cosid servers lease slots of the same namespace from the same store
 # (through PgBouncer too), under a light pgbench load (20 ids a second each);
 # each row says whether they held their slots to the end.  The store is
@@ -31,6 +32,12 @@
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
 #   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
 #   BENCH_FLEET_PORT=54350      the store's port (PgBouncer: +1; real servers: +2, +3)
+#   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
+#                               instead of the lease source's (a third of the
+#                               TTL and 700 ms, at most 4 s; renewed when less
+#                               than BENCH_FLEET_RENEW_MS, 700, is left): 1000
+#                               is what a busy server did before 1.4 (a
+#                               renewal every 300 ms)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
@@ -39,6 +46,9 @@ SECS=${BENCH_FLEET_SECONDS:-15}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
 RESTARTS=${BENCH_FLEET_RESTARTS:-2}
+LEAD=()
+[ -z "${BENCH_FLEET_LEAD_MS:-}" ] || LEAD+=(--lead-ms "$BENCH_FLEET_LEAD_MS")
+[ -z "${BENCH_FLEET_RENEW_MS:-}" ] || LEAD+=(--renew-ms "$BENCH_FLEET_RENEW_MS")
 PORT=${BENCH_FLEET_PORT:-54350}
 BPORT=$((PORT + 1))
 BENCH=$REPO/bench
@@ -51,6 +61,7 @@ done
 
 echo
 echo "== fleet: N servers leasing slots from one store (TTL 10 s), direct and through PgBouncer"
+[ ${#LEAD[@]} -eq 0 ] || echo "  (not the worker's timing: ${LEAD[*]})"
 if ! command -v pgbouncer >/dev/null && ! [ -x /usr/sbin/pgbouncer ]; then
 	if [ "$(id -u)" -eq 0 ]; then
 		echo "bench: installing pgbouncer (apt)" >&2
@@ -167,7 +178,7 @@ run() {
 	if [ "$route" = direct ]; then conninfo=$DIRECT; else conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid"); fi
 	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$ADMIN" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$SECS" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$route-$mode-$n" \
-		--store-pid "$STORE_PID" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) \
+		--store-pid "$STORE_PID" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		2>"$WORK/fleet-$route-$mode-$n.err") || { cat "$WORK/fleet-$route-$mode-$n.err" >&2; return 1; }
 	v() { echo "$out" | sed -n "s/^$1=//p"; }
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
