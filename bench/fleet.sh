@@ -32,6 +32,7 @@
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
 #   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
 #   BENCH_FLEET_PORT=54350      the store's port (PgBouncer: +1; real servers: +2, +3)
+#   BENCH_FLEET_ROUTES="direct pgbouncer"  the routes measured
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
 #                               instead of the lease source's (a third of the
 #                               TTL and 700 ms, at most 4 s; renewed when less
@@ -46,6 +47,7 @@ SECS=${BENCH_FLEET_SECONDS:-15}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
 RESTARTS=${BENCH_FLEET_RESTARTS:-2}
+ROUTES=${BENCH_FLEET_ROUTES:-direct pgbouncer}
 LEAD=()
 [ -z "${BENCH_FLEET_LEAD_MS:-}" ] || LEAD+=(--lead-ms "$BENCH_FLEET_LEAD_MS")
 [ -z "${BENCH_FLEET_RENEW_MS:-}" ] || LEAD+=(--renew-ms "$BENCH_FLEET_RENEW_MS")
@@ -191,7 +193,8 @@ run() {
 
 # an idle store first: the real servers alone
 sleep 3
-for route in direct pgbouncer; do
+for route in $ROUTES; do
+	case "$route" in direct | pgbouncer) ;; *) echo "bench: BENCH_FLEET_ROUTES: no route '$route'" >&2; exit 2 ;; esac
 	if [ "$route" = pgbouncer ]; then
 		[ -n "$PGBOUNCER" ] || { echo "fleet: pgbouncer is not installed: no PgBouncer rows"; break; }
 		point_real "$BOUNCER"

@@ -8,7 +8,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
 -- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(176);
+SELECT plan(177);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -479,17 +479,22 @@ SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
-	  AND prosrc NOT LIKE '%advisory%'
-	  AND prosrc ~ 'PERFORM FROM cosid\.lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE);'),
-	3, 'each locks its namespace''s row of cosid.lease_namespace, none takes an advisory lock (which any role may take first)');
--- (1.4, Fleet) renewals side by side, never beside an acquire or a release
-SELECT is((SELECT string_agg(proname || ':' || substring(prosrc FROM 'lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE);'), ',' ORDER BY proname)
+	  AND prosrc NOT LIKE '%advisory%'),
+	3, 'none of them takes an advisory lock (which any role may take first)');
+-- (1.4, Fleet) acquire and release run one at a time per namespace; renewals
+-- lock only their lease's row (and acquire re-checks under that lock that a
+-- slot it takes over is still free: the isolation spec lease_concurrency
+-- races them), so they never wait behind an acquire or a release
+SELECT is((SELECT string_agg(proname || ':' || coalesce(substring(prosrc FROM 'lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE|KEY SHARE|NO KEY UPDATE);'), 'no namespace lock'), ',' ORDER BY proname)
 	FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)),
-	'lease_acquire:UPDATE,lease_release:UPDATE,lease_renew:SHARE',
-	'acquire and release lock the namespace''s row FOR UPDATE, renew FOR SHARE');
+	'lease_acquire:UPDATE,lease_release:UPDATE,lease_renew:no namespace lock',
+	'acquire and release lock the namespace''s row FOR UPDATE (a row only the owner may lock); renew locks no namespace row');
+SELECT ok((SELECT prosrc ~ 'WHERE own OR e\.instance IS NULL OR e\.expires_at <= pg_catalog\.clock_timestamp\(\)'
+	FROM pg_proc WHERE oid = 'cosid.lease_acquire(text, text, integer, interval)'::regprocedure),
+	'acquire takes a slot of someone else''s only if it is still released or expired under the lease row''s lock');
 SELECT is((SELECT count(*)::int FROM cosid.lease_namespace WHERE namespace IN ('p', 'q', 'p_holder')), 3,
 	'a row for each namespace called');
 SELECT ok(NOT has_any_column_privilege('cosid_lease_nobody', 'cosid.lease_namespace', 'SELECT')
