@@ -269,7 +269,13 @@ send_call(Holder *h, int kind, int64_t now)
 			params[n++] = ttl_s_text;
 			break;
 		case K_RELEASE:
-			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
+			/*
+			 * the worker's last end: the start of the last unit issued (a
+			 * busy server issued until now; an idle one nothing past its
+			 * window's start), not the end recorded ahead
+			 */
+			snprintf(end_s, sizeof(end_s), "%lld",
+					 (long long) (busy ? (now < h->end ? now : h->end) : h->start));
 			params[n++] = ns;
 			params[n++] = slot_s;
 			params[n++] = h->instance;
