@@ -332,14 +332,16 @@ BEGIN
 	own := FOUND;
 	IF NOT own THEN
 		-- the lowest slot without a row (rows are made only here, one acquire
-		-- at a time), then a lower released or expired one, locked now
-		SELECT c.s INTO gap
-		FROM (SELECT 0::bigint AS s
-			  UNION
-			  SELECT r.slot::bigint + 1 FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) c
-		WHERE c.s < slots
-		  AND NOT EXISTS (SELECT FROM cosid.lease e WHERE e.namespace = lease_acquire.namespace AND e.slot = c.s)
-		ORDER BY c.s LIMIT 1;
+		-- at a time): one pass over the namespace's rows in slot order, whatever
+		-- the plan (an anti-join of every row's slot + 1 could be planned as a
+		-- nested loop, n^2: 66 ms at 1,024 rows); then a lower released or
+		-- expired one, locked now
+		SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
+		FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
+			  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
+		IF gap >= slots THEN
+			gap := NULL;
+		END IF;
 		SELECT r.slot INTO chosen FROM cosid.lease r
 		WHERE r.namespace = lease_acquire.namespace AND r.slot < coalesce(gap, slots)
 		  AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())
