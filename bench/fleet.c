@@ -159,6 +159,8 @@ typedef struct Holder
 	int64_t		store_offset;	/* our clock minus the store's, at most */
 	bool		segment_due;
 	bool		restart_due;	/* release, then acquire again */
+	int64_t		closed_since;	/* busy: when its window last closed (0: open) */
+	int64_t		longest_stall;	/* busy: the longest time it was closed */
 	char		instance[64];
 } Holder;
 
@@ -186,6 +188,7 @@ static double segments_per_s = 0;
 static double restarts_per_s = 0;
 static bool measuring = false;
 static long lost_leases = 0;
+static long held_twice = 0;		/* checks that found two holders' windows of one slot overlapping */
 
 static int64_t
 now_us(void)
@@ -274,8 +277,11 @@ send_call(Holder *h, int kind, int64_t now)
 			 * busy server issued until now; an idle one nothing past its
 			 * window's start), not the end recorded ahead
 			 */
-			snprintf(end_s, sizeof(end_s), "%lld",
-					 (long long) (busy ? (now < h->end ? now : h->end) : h->start));
+			h->end = busy ? (now < h->end ? now : h->end) : h->start;
+			if (h->end < h->start)
+				h->end = h->start;
+			/* the worker closes its window there before it releases */
+			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
 			params[n++] = ns;
 			params[n++] = slot_s;
 			params[n++] = h->instance;
@@ -305,6 +311,50 @@ send_call(Holder *h, int kind, int64_t now)
 	PQflush(h->conn);
 	h->inflight = kind;
 	(void) now;
+}
+
+/*
+ * While measuring, every loop: no two holders' windows of one slot overlap
+ * (a holder that lost its lease keeps its window until a renewal tells it,
+ * and the next holder's must start at or above its end), and, with busy
+ * holders, how long each one's window stayed closed (no id could be
+ * issued: a store away, a restart's release and acquire).
+ */
+static void
+check_windows(int64_t now, int *by_slot, int nslots)
+{
+	for (int s = 0; s < nslots; s++)
+		by_slot[s] = -1;
+	for (int i = 0; i < nholders; i++)
+	{
+		Holder	   *h = &holders[i];
+		bool		open = h->slot >= 0 && h->end > now;
+
+		if (busy && !open && h->closed_since == 0)
+			h->closed_since = now;
+		else if (open && h->closed_since != 0)
+		{
+			if (now - h->closed_since > h->longest_stall)
+				h->longest_stall = now - h->closed_since;
+			h->closed_since = 0;
+		}
+		if (h->slot < 0 || h->slot >= nslots || h->end == 0)
+			continue;
+		if (by_slot[h->slot] >= 0)
+		{
+			Holder	   *o = &holders[by_slot[h->slot]];
+
+			if (!(h->start >= o->end || o->start >= h->end))
+			{
+				if (held_twice++ < 10)
+					fprintf(stderr, "fleet: slot %d held twice: %s [%lld, %lld) and %s [%lld, %lld)\n", h->slot,
+							o->instance, (long long) o->start, (long long) o->end, h->instance,
+							(long long) h->start, (long long) h->end);
+			}
+		}
+		else
+			by_slot[h->slot] = i;
+	}
 }
 
 /* The worker's turn (src/worker.c, worker_turn): maybe send one call. */
@@ -523,6 +573,8 @@ main(int argc, char **argv)
 				store_pid = 0,
 				bouncer_pid = 0;
 	struct pollfd *pfd;
+	int		   *by_slot;
+	int			nslots;
 	int64_t		t0,
 				m0 = 0,
 				m1 = 0;
@@ -621,6 +673,8 @@ main(int argc, char **argv)
 
 	holders = calloc(nholders, sizeof(Holder));
 	pfd = calloc(nholders, sizeof(struct pollfd));
+	nslots = slot_bits < 20 ? 1 << slot_bits : 1 << 20;
+	by_slot = calloc(nslots, sizeof(int));
 	srandom((unsigned) now_us());
 	t0 = now_ms();
 	for (int i = 0; i < nholders; i++)
@@ -669,10 +723,15 @@ main(int argc, char **argv)
 			cpu0 = proc_ticks(store_pid, true);
 			bcpu0 = proc_ticks(bouncer_pid, false);
 		}
+		if (measuring)
+			check_windows(now, by_slot, nslots);
 		if (measuring && now >= m0 + seconds * 1000)
 		{
 			measuring = false;
 			m1 = now;
+			for (int i = 0; i < nholders; i++)
+				if (holders[i].closed_since != 0 && now - holders[i].closed_since > holders[i].longest_stall)
+					holders[i].longest_stall = now - holders[i].closed_since;
 			cpu1 = proc_ticks(store_pid, true);
 			bcpu1 = proc_ticks(bouncer_pid, false);
 			break;
@@ -770,6 +829,19 @@ main(int argc, char **argv)
 			held += holders[i].slot >= 0;
 		printf("holders=%d\nbusy=%d\nseconds=%.1f\nheld=%ld\nlost_leases=%ld\n", nholders, busy, secs, held,
 			   lost_leases);
+		printf("held_twice=%ld\n", held_twice);
+		if (busy)
+		{
+			double	   *st = malloc(sizeof(double) * nholders);
+			Lat			sl = {st, (size_t) nholders, (size_t) nholders, 0};
+
+			for (int i = 0; i < nholders; i++)
+				st[i] = (double) holders[i].longest_stall;
+			qsort(st, nholders, sizeof(double), cmp_double);
+			printf("stall_p50_ms=%.0f\nstall_p99_ms=%.0f\nstall_max_ms=%.0f\n", pct(&sl, 0.50), pct(&sl, 0.99),
+				   st[nholders - 1]);
+			free(st);
+		}
 		printf("store_cpu_pct=%.1f\n", 100.0 * (double) (cpu1 - cpu0) / (double) hz / secs);
 		if (bouncer_pid > 0)
 			printf("bouncer_cpu_pct=%.1f\n", 100.0 * (double) (bcpu1 - bcpu0) / (double) hz / secs);
