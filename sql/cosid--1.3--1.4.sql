@@ -275,9 +275,12 @@ $$;
 -- LOCKED): a row a renewal holds is skipped (that renewal may bring it back
 -- to life), a row whose lease a renewal brought back to life since the
 -- statement began fails the re-check, and a losing acquire holds no lock
--- of a slot it does not take (a renewal never waits for an acquire of
--- another slot); a renewal that comes after the lock waits for the commit,
--- finds the new token and fails (55000).  The new holder's window start is
+-- of a slot it does not take, so a renewal does not wait for an acquire of
+-- another slot (but for one case: PostgreSQL keeps the lock of a row whose
+-- re-check failed, so a renewal that commits between the statement's
+-- snapshot and its reaching that row leaves the row locked until the
+-- acquire commits); a renewal that comes after the lock waits for the
+-- commit, finds the new token and fails (55000).  The new holder's window start is
 -- kept (window_start): its release may lower the end to its last one, never
 -- below that.
 CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
