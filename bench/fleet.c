@@ -8,10 +8,12 @@
  * (100 ms): without a slot it acquires one (the previous holder's window end
  * is where its window starts); then it records a window end when the window
  * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
- * demand: "busy"; new end = max(now, start) + COSID_WINDOW_LEAD_MS = 1 s) or
+ * demand: "busy"; new end = max(now, start) + the lease source's lead, a third
+ * of the TTL and 700 ms, at most 4 s, after the first renewal; 1 s before) or
  * when a renewal is due (a third of the TTL after the last one).  So a busy
- * server renews about every 300 ms (the turn after less than 700 ms are
- * left), an idle one every TTL / 3.  A failed call
+ * server renews about every third of the TTL (at most 3.3 s: the turn after
+ * less than 700 ms are left), as an idle one does (until 1.4's longer lead a
+ * busy one renewed every 300 ms: --lead-ms 1000).  A failed call
  * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
  * acquired again.  With --segments R, virtual servers also take R segment
  * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
@@ -35,7 +37,7 @@
  *   fleet --conninfo C --admin C --sql FILE --n N [--seconds 15] [--warmup 5]
  *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
  *         [--prefix sim] [--store-pid PID] [--bouncer-pid PID] [--segments R]
- *         [--restarts R]
+ *         [--restarts R] [--lead-ms 1000] [--renew-ms 700]
  */
 #include <errno.h>
 #include <poll.h>
@@ -53,6 +55,8 @@
 #define TURN_MS 100
 #define RENEW_MS 700
 #define LEAD_MS 1000
+#define LEASE_LEAD_MAX_MS 4000
+#define LEASE_LEAD_MARGIN_MS 500
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 2000
 #define STORE_TIMEOUT_MS 5000
@@ -151,8 +155,12 @@ typedef struct Holder
 	int			inflight;		/* a kind, or -1 */
 	int64_t		sent_us;
 	int64_t		pending_end;
+	bool		offset_known;	/* store_offset measured */
+	int64_t		store_offset;	/* our clock minus the store's, at most */
 	bool		segment_due;
 	bool		restart_due;	/* release, then acquire again */
+	int64_t		closed_since;	/* busy: when its window last closed (0: open) */
+	int64_t		longest_stall;	/* busy: the longest time it was closed */
 	char		instance[64];
 } Holder;
 
@@ -170,12 +178,17 @@ static int	nholders;
 static Holder *holders;
 static const char *ns = "fleet";
 static int	ttl_s = 10;
+/* --lead-ms and --renew-ms: a fixed lead and renewal margin instead of the
+ * worker's (what another lead would cost the store); 0: the worker's */
+static int	lead_ms = 0;
+static int	renew_ms = RENEW_MS;
 static int	slot_bits = 11;
 static bool busy = true;
 static double segments_per_s = 0;
 static double restarts_per_s = 0;
 static bool measuring = false;
 static long lost_leases = 0;
+static long held_twice = 0;		/* checks that found two holders' windows of one slot overlapping */
 
 static int64_t
 now_us(void)
@@ -259,6 +272,15 @@ send_call(Holder *h, int kind, int64_t now)
 			params[n++] = ttl_s_text;
 			break;
 		case K_RELEASE:
+			/*
+			 * the worker's last end: the start of the last unit issued (a
+			 * busy server issued until now; an idle one nothing past its
+			 * window's start), not the end recorded ahead
+			 */
+			h->end = busy ? (now < h->end ? now : h->end) : h->start;
+			if (h->end < h->start)
+				h->end = h->start;
+			/* the worker closes its window there before it releases */
 			snprintf(end_s, sizeof(end_s), "%lld", (long long) h->end);
 			params[n++] = ns;
 			params[n++] = slot_s;
@@ -291,11 +313,57 @@ send_call(Holder *h, int kind, int64_t now)
 	(void) now;
 }
 
+/*
+ * While measuring, every loop: no two holders' windows of one slot overlap
+ * (a holder that lost its lease keeps its window until a renewal tells it,
+ * and the next holder's must start at or above its end), and, with busy
+ * holders, how long each one's window stayed closed (no id could be
+ * issued: a store away, a restart's release and acquire).
+ */
+static void
+check_windows(int64_t now, int *by_slot, int nslots)
+{
+	for (int s = 0; s < nslots; s++)
+		by_slot[s] = -1;
+	for (int i = 0; i < nholders; i++)
+	{
+		Holder	   *h = &holders[i];
+		bool		open = h->slot >= 0 && h->end > now;
+
+		if (busy && !open && h->closed_since == 0)
+			h->closed_since = now;
+		else if (open && h->closed_since != 0)
+		{
+			if (now - h->closed_since > h->longest_stall)
+				h->longest_stall = now - h->closed_since;
+			h->closed_since = 0;
+		}
+		if (h->slot < 0 || h->slot >= nslots || h->end == 0)
+			continue;
+		if (by_slot[h->slot] >= 0)
+		{
+			Holder	   *o = &holders[by_slot[h->slot]];
+
+			if (!(h->start >= o->end || o->start >= h->end))
+			{
+				if (held_twice++ < 10)
+					fprintf(stderr, "fleet: slot %d held twice: %s [%lld, %lld) and %s [%lld, %lld)\n", h->slot,
+							o->instance, (long long) o->start, (long long) o->end, h->instance,
+							(long long) h->start, (long long) h->end);
+			}
+		}
+		else
+			by_slot[h->slot] = i;
+	}
+}
+
 /* The worker's turn (src/worker.c, worker_turn): maybe send one call. */
 static void
 turn(Holder *h, int64_t now)
 {
 	bool		extend;
+	int64_t		lead,
+				room;
 
 	if (h->slot < 0)
 	{
@@ -309,7 +377,21 @@ turn(Holder *h, int64_t now)
 		send_call(h, K_RELEASE, now);
 		return;
 	}
-	extend = h->end == 0 || (h->end - now < RENEW_MS && busy);
+	extend = h->end == 0 || (h->end - now < renew_ms && busy);
+	/* the lease source's lead (src/slot_lease.c, lease_lead_ms) */
+	if (lead_ms > 0)
+		lead = lead_ms;
+	else if (!h->offset_known)
+		lead = LEAD_MS;
+	else
+	{
+		lead = (int64_t) ttl_s * 1000 / 3 + RENEW_MS;
+		lead = lead < LEASE_LEAD_MAX_MS ? lead : LEASE_LEAD_MAX_MS;
+		room = (int64_t) ttl_s * 1000 + 1000 - (h->store_offset > 0 ? h->store_offset : 0)
+			- (h->start > now ? h->start - now : 0) - LEASE_LEAD_MARGIN_MS;
+		lead = lead < room ? lead : room;
+		lead = lead > LEAD_MS ? lead : LEAD_MS;
+	}
 	if (!extend && !(now - h->renewed >= (int64_t) ttl_s * 1000 / 3))
 	{
 		if (h->segment_due)
@@ -324,7 +406,7 @@ turn(Holder *h, int64_t now)
 	{
 		int64_t		base = now > h->start ? now : h->start;
 
-		h->pending_end = extend ? (base + LEAD_MS > h->end ? base + LEAD_MS : h->end) : h->end;
+		h->pending_end = extend ? (base + lead > h->end ? base + lead : h->end) : h->end;
 	}
 	send_call(h, K_RENEW, now);
 }
@@ -364,6 +446,8 @@ answered(Holder *h, PGresult *res)
 	{
 		const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
+		if (kind == K_RENEW)
+			h->offset_known = false;	/* the short lead until measured again */
 		if (kind == K_RENEW && state != NULL && strcmp(state, "55000") == 0)
 		{
 			lost_leases++;
@@ -382,12 +466,17 @@ answered(Holder *h, PGresult *res)
 			snprintf(h->token, sizeof(h->token), "%s", PQgetvalue(res, 0, 2));
 			h->end = 0;
 			h->renewed = 0;
+			h->offset_known = false;
 			/* the same turn goes on to record the first window end */
 			turn(h, now);
 			return;
 		case K_RENEW:
 			h->end = h->pending_end;
 			h->renewed = now;
+			/* the answer is the lease's expiry (Unix seconds): the offset */
+			h->offset_known = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+			if (h->offset_known)
+				h->store_offset = now - ((int64_t) (atof(PQgetvalue(res, 0, 0)) * 1000.0) - (int64_t) ttl_s * 1000);
 			break;
 		case K_RELEASE:
 			h->slot = -1;
@@ -484,6 +573,8 @@ main(int argc, char **argv)
 				store_pid = 0,
 				bouncer_pid = 0;
 	struct pollfd *pfd;
+	int		   *by_slot;
+	int			nslots;
 	int64_t		t0,
 				m0 = 0,
 				m1 = 0;
@@ -528,6 +619,10 @@ main(int argc, char **argv)
 			warmup = atoi(v);
 		else if (strcmp(a, "--ttl") == 0)
 			ttl_s = atoi(v);
+		else if (strcmp(a, "--lead-ms") == 0)
+			lead_ms = atoi(v);
+		else if (strcmp(a, "--renew-ms") == 0)
+			renew_ms = atoi(v);
 		else if (strcmp(a, "--slot-bits") == 0)
 			slot_bits = atoi(v);
 		else if (strcmp(a, "--namespace") == 0)
@@ -578,6 +673,8 @@ main(int argc, char **argv)
 
 	holders = calloc(nholders, sizeof(Holder));
 	pfd = calloc(nholders, sizeof(struct pollfd));
+	nslots = slot_bits < 20 ? 1 << slot_bits : 1 << 20;
+	by_slot = calloc(nslots, sizeof(int));
 	srandom((unsigned) now_us());
 	t0 = now_ms();
 	for (int i = 0; i < nholders; i++)
@@ -626,10 +723,15 @@ main(int argc, char **argv)
 			cpu0 = proc_ticks(store_pid, true);
 			bcpu0 = proc_ticks(bouncer_pid, false);
 		}
+		if (measuring)
+			check_windows(now, by_slot, nslots);
 		if (measuring && now >= m0 + seconds * 1000)
 		{
 			measuring = false;
 			m1 = now;
+			for (int i = 0; i < nholders; i++)
+				if (holders[i].closed_since != 0 && now - holders[i].closed_since > holders[i].longest_stall)
+					holders[i].longest_stall = now - holders[i].closed_since;
 			cpu1 = proc_ticks(store_pid, true);
 			bcpu1 = proc_ticks(bouncer_pid, false);
 			break;
@@ -727,6 +829,19 @@ main(int argc, char **argv)
 			held += holders[i].slot >= 0;
 		printf("holders=%d\nbusy=%d\nseconds=%.1f\nheld=%ld\nlost_leases=%ld\n", nholders, busy, secs, held,
 			   lost_leases);
+		printf("held_twice=%ld\n", held_twice);
+		if (busy)
+		{
+			double	   *st = malloc(sizeof(double) * nholders);
+			Lat			sl = {st, (size_t) nholders, (size_t) nholders, 0};
+
+			for (int i = 0; i < nholders; i++)
+				st[i] = (double) holders[i].longest_stall;
+			qsort(st, nholders, sizeof(double), cmp_double);
+			printf("stall_p50_ms=%.0f\nstall_p99_ms=%.0f\nstall_max_ms=%.0f\n", pct(&sl, 0.50), pct(&sl, 0.99),
+				   st[nholders - 1]);
+			free(st);
+		}
 		printf("store_cpu_pct=%.1f\n", 100.0 * (double) (cpu1 - cpu0) / (double) hz / secs);
 		if (bouncer_pid > 0)
 			printf("bouncer_cpu_pct=%.1f\n", 100.0 * (double) (bcpu1 - bcpu0) / (double) hz / secs);

@@ -9,7 +9,8 @@
 # worker's protocol (its statements are read from src/slot_lease.c and
 # src/segment.c by bench/fleet_sql.py, sent as the worker sends them) and
 # following its timing: "busy" servers (ids issued all the time) record a new
-# window end about every 300 ms, "idle" ones renew every TTL / 3.  Beside them two
+# window end every TTL / 3 or so (the lease source's lead: a third of the TTL
+# and 700 ms, at most 4 s), "idle" ones renew every TTL / 3.  Beside them two
 # real cosid servers lease slots of the same namespace from the same store
 # (through PgBouncer too), under a light pgbench load (20 ids a second each);
 # each row says whether they held their slots to the end.  The store is
@@ -31,6 +32,21 @@
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
 #   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
 #   BENCH_FLEET_PORT=54350      the store's port (PgBouncer: +1; real servers: +2, +3)
+#   BENCH_FLEET_ROUTES="direct pgbouncer"  the routes measured
+#   BENCH_FLEET_FAILOVER=       N: one more row through PgBouncer, N busy holders
+#                               whose store crashes (pg_ctl stop -m immediate) 5 s
+#                               into the measured seconds and starts again; its
+#                               CPU is not measured.  Every row counts the checks
+#                               that found two holders' windows of one slot
+#                               overlapping (held_twice, always 0) and the
+#                               longest time a busy holder's window stayed
+#                               closed (stall_max_ms: no id could be issued)
+#   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
+#                               instead of the lease source's (a third of the
+#                               TTL and 700 ms, at most 4 s; renewed when less
+#                               than BENCH_FLEET_RENEW_MS, 700, is left): 1000
+#                               is what a busy server did before 1.4 (a
+#                               renewal every 300 ms)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
@@ -39,6 +55,10 @@ SECS=${BENCH_FLEET_SECONDS:-15}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
 RESTARTS=${BENCH_FLEET_RESTARTS:-2}
+ROUTES=${BENCH_FLEET_ROUTES:-direct pgbouncer}
+LEAD=()
+[ -z "${BENCH_FLEET_LEAD_MS:-}" ] || LEAD+=(--lead-ms "$BENCH_FLEET_LEAD_MS")
+[ -z "${BENCH_FLEET_RENEW_MS:-}" ] || LEAD+=(--renew-ms "$BENCH_FLEET_RENEW_MS")
 PORT=${BENCH_FLEET_PORT:-54350}
 BPORT=$((PORT + 1))
 BENCH=$REPO/bench
@@ -51,6 +71,7 @@ done
 
 echo
 echo "== fleet: N servers leasing slots from one store (TTL 10 s), direct and through PgBouncer"
+[ ${#LEAD[@]} -eq 0 ] || echo "  (not the worker's timing: ${LEAD[*]})"
 if ! command -v pgbouncer >/dev/null && ! [ -x /usr/sbin/pgbouncer ]; then
 	if [ "$(id -u)" -eq 0 ]; then
 		echo "bench: installing pgbouncer (apt)" >&2
@@ -116,6 +137,7 @@ default_pool_size = 20
 max_db_connections = 20
 max_client_conn = 2100
 query_wait_timeout = 5
+server_login_retry = 1
 logfile = $WORK/pgbouncer.log
 pidfile = $WORK/bouncer.pid
 EOF
@@ -161,26 +183,40 @@ point_real() {
 
 ulimit -n 8192 2>/dev/null || true
 RESULTS=$WORK/fleet.tsv
-printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\n' >"$RESULTS"
+printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\theld_twice\tstall_max_ms\tstall_p50_ms\n' >"$RESULTS"
 run() {
-	local route=$1 mode=$2 n=$3 conninfo bpid=0 out
+	local route=$1 mode=$2 n=$3 conninfo bpid=0 out crash=
+	[ "$mode" != busy+crash ] || { crash=1; mode=busy; }
 	if [ "$route" = direct ]; then conninfo=$DIRECT; else conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid"); fi
+	if [ -n "$crash" ]; then
+		# the ramp (5 ms a holder, at least 1 s), the warm-up, then 5 s
+		(
+			sleep $(((n * 5 > 1000 ? n * 5 : 1000) / 1000 + 1 + 5 + 5))
+			t0=$(date +%s%N)
+			as_pg pg_ctl -D "$STORE" -m immediate -w stop >/dev/null 2>&1
+			as_pg pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null 2>&1
+			echo "store crashed and back in $((($(date +%s%N) - t0) / 1000000)) ms" >"$WORK/crash.txt"
+		) &
+		CRASH_PID=$!
+	fi
 	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$ADMIN" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$SECS" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$route-$mode-$n" \
-		--store-pid "$STORE_PID" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) \
+		--store-pid "$([ -n "$crash" ] && echo 0 || echo "$STORE_PID")" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		2>"$WORK/fleet-$route-$mode-$n.err") || { cat "$WORK/fleet-$route-$mode-$n.err" >&2; return 1; }
+	[ -z "$crash" ] || mode=busy+crash
 	v() { echo "$out" | sed -n "s/^$1=//p"; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
 		"$(v store_cpu_pct)" "$(v bouncer_cpu_pct)" "$(v renew_per_s)" "$(v renew_p50_ms)" "$(v renew_p99_ms)" \
 		"$(v renew_p999_ms)" "$(v renew_max_ms)" "$(v acquire_p99_ms)" "$(v release_p99_ms)" "$(v segment_p99_ms)" \
 		"$(($(v acquire_errors) + $(v renew_errors) + $(v release_errors) + $(v segment_errors)))" "$(v store_connections)" \
-		"$(real_state)" >>"$RESULTS"
+		"$(real_state)" "$(v held_twice)" "$(v stall_max_ms)" "$(v stall_p50_ms)" >>"$RESULTS"
 	tail -1 "$RESULTS"
 }
 
 # an idle store first: the real servers alone
 sleep 3
-for route in direct pgbouncer; do
+for route in $ROUTES; do
+	case "$route" in direct | pgbouncer) ;; *) echo "bench: BENCH_FLEET_ROUTES: no route '$route'" >&2; exit 2 ;; esac
 	if [ "$route" = pgbouncer ]; then
 		[ -n "$PGBOUNCER" ] || { echo "fleet: pgbouncer is not installed: no PgBouncer rows"; break; }
 		point_real "$BOUNCER"
@@ -188,6 +224,12 @@ for route in direct pgbouncer; do
 	fi
 	for n in $SIZES; do run "$route" busy "$n"; done
 	run "$route" idle "${SIZES##* }"
+	if [ "$route" = pgbouncer ] && [ -n "${BENCH_FLEET_FAILOVER:-}" ]; then
+		run pgbouncer busy+crash "$BENCH_FLEET_FAILOVER"
+		wait "$CRASH_PID"
+		cat "$WORK/crash.txt"
+		STORE_PID=$(head -1 "$STORE/postmaster.pid")
+	fi
 done
 
 echo

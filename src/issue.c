@@ -212,6 +212,9 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 	bool		counted_clock_wait = false;
 	int64		window_wait_since = -1;
 
+	/* how far a window may start ahead of the clock: its source's longest lead */
+	int64		open_wait = cosid_lease_mode() ? COSID_LEASE_LEAD_MAX_MS : COSID_WINDOW_LEAD_MS;
+
 	for (;;)
 	{
 		CosidGenEntry *e = c->entry;
@@ -233,7 +236,7 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 		/* read inside the lock: see slot.h on closing the window */
 		w.start_ms = cosid_window_start();
 		w.end_ms = cosid_window_end();
-		w.open_wait_ms = COSID_WINDOW_LEAD_MS;
+		w.open_wait_ms = open_wait;
 		pg_read_barrier();
 		*slot = cosid_window_slot();	/* published before the window */
 		got = cosid_time_next_many(&c->def.spec.layout, &c->def.spec.policy, &w,

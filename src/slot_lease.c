@@ -80,6 +80,9 @@ static CosidBackoff backoff;	/* the store's failures (core/backoff.h) */
 static int64 renewed = 0;		/* when the store last renewed our lease, on
 								 * the monotonic clock (a clock set back must
 								 * not put off renewals); 0: not yet */
+static bool offset_known = false;	/* store_offset_ms measured */
+static int64 store_offset_ms = 0;	/* our clock minus the store's, at most: from
+									 * the last renewal's answer */
 
 /* ---------- what cosid_slot() shows ---------- */
 
@@ -335,6 +338,7 @@ lease_acquire(int *slot, int64 *start_ms)
 	strlcpy(token, PQgetvalue(res, 0, 2), sizeof(token));
 	PQclear(res);
 	renewed = 0;
+	offset_known = false;
 	ereport(LOG,
 			(errmsg("cosid slot worker leased slot %d of namespace \"%s\"; its window starts at %s",
 					*slot, cosid_namespace, cosid_ms_text(*start_ms))));
@@ -353,6 +357,53 @@ lease_renewal_due(int64 now_ms)
 		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
 }
 
+/*
+ * The lead of a new window end (slot.h): a third of the TTL and the renewal
+ * margin, so a busy server's extension is the renewal its lease needs anyway,
+ * up to COSID_LEASE_LEAD_MAX_MS; kept COSID_LEASE_LEAD_MARGIN_MS inside
+ * what the store takes (the TTL and a second ahead of its clock) from the
+ * offset measured at the last renewal and how far the window's base is
+ * ahead of our clock (a start after a holder whose clock ran ahead);
+ * COSID_WINDOW_LEAD_MS until an offset
+ * was measured (after an acquire, and after any failed renewal: a clock
+ * that jumped ahead is refused once, then gets the short lead), and at
+ * least that.
+ */
+static int64
+lease_lead_ms(int64 ahead_ms)
+{
+	int64		ttl_ms = (int64) cosid_lease_ttl * 1000;
+	int64		lead = Min(ttl_ms / 3 + COSID_WINDOW_RENEW_MS, COSID_LEASE_LEAD_MAX_MS);
+
+	if (!offset_known)
+		return COSID_WINDOW_LEAD_MS;
+	lead = Min(lead, ttl_ms + 1000 - Max(store_offset_ms, 0) - Max(ahead_ms, 0) - COSID_LEASE_LEAD_MARGIN_MS);
+	return Max(lead, COSID_WINDOW_LEAD_MS);
+}
+
+/*
+ * Our clock's offset to the store's, from a renewal's answer (the lease's
+ * expiry, Unix seconds): the store read its clock before it answered, so
+ * the offset found is at least the true one (a lead from it is never too
+ * long).
+ */
+static void
+measure_offset(const char *expiry_s)
+{
+	char	   *end;
+	double		expiry = strtod(expiry_s, &end);
+	int64		store_now_ms;
+
+	if (end == expiry_s || *end != '\0' || !(expiry > 0 && expiry < 1e12))
+	{
+		offset_known = false;
+		return;
+	}
+	store_now_ms = (int64) (expiry * 1000.0) - (int64) cosid_lease_ttl * 1000;
+	store_offset_ms = (int64) cosid_now_ms() - store_now_ms;
+	offset_known = true;
+}
+
 static CosidRecordResult
 lease_record_end(int slot, int64 end_ms, int64 now_ms)
 {
@@ -369,11 +420,16 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	snprintf(slot_s, sizeof(slot_s), "%d", slot);
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
-	res = lease_run("SELECT cosid.lease_renew($1::pg_catalog.text, $2::pg_catalog.int4, "
-					"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8, $6::pg_catalog.interval)",
+	res = lease_run("SELECT pg_catalog.date_part('epoch', "
+					"cosid.lease_renew($1::pg_catalog.text, $2::pg_catalog.int4, "
+					"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8, $6::pg_catalog.interval))",
 					6, types, params, err, sizeof(err), sqlstate, &lost);
 	if (res != NULL)
 	{
+		if (PQntuples(res) == 1 && PQnfields(res) == 1 && !PQgetisnull(res, 0, 0))
+			measure_offset(PQgetvalue(res, 0, 0));
+		else
+			offset_known = false;
 		PQclear(res);
 		renewed = cosid_monotonic_ms();
 		lease_worked();
@@ -384,6 +440,12 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 		return COSID_RECORD_OK;
 	}
 	drop_if_unusable(sqlstate);
+	/*
+	 * Whatever failed (the store away or replaced, our clock jumped, an end
+	 * refused as too far ahead), the next end is put the short lead ahead
+	 * until a renewal measures the offset again.
+	 */
+	offset_known = false;
 	if (lost)
 	{
 		pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
@@ -463,6 +525,7 @@ const CosidSlotSource cosid_lease_source = {
 	.retry_ms = lease_retry_ms,
 	.opened = lease_opened,
 	.renewal_due = lease_renewal_due,
+	.lead_ms = lease_lead_ms,
 	.record_end = lease_record_end,
 	.release = lease_release,
 };

@@ -67,6 +67,14 @@ typedef struct CosidSlotSource
 	/* A renewal is due even though the window needs no later end. */
 	bool		(*renewal_due) (int64 now_ms);
 
+	/*
+	 * How far past its base the worker puts a new window end: the base is
+	 * the clock, or the window's start when that is later, ahead_ms ahead
+	 * of the clock.  NULL: COSID_WINDOW_LEAD_MS.  The worker extends the
+	 * window when less than COSID_WINDOW_RENEW_MS of it are left.
+	 */
+	int64		(*lead_ms) (int64 ahead_ms);
+
 	/* Make end_ms durable for the slot (the same end again: a renewal). */
 	CosidRecordResult (*record_end) (int slot, int64 end_ms, int64 now_ms);
 

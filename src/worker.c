@@ -209,8 +209,9 @@ worker_turn(WorkerState *w)
 		return COSID_WORKER_TURN_MS;
 
 	{
-		int64		new_end = extend ?
-			Max(Max(now, w->start) + COSID_WINDOW_LEAD_MS, w->end) : w->end;
+		int64		base = Max(now, w->start);
+		int64		lead = src->lead_ms ? src->lead_ms(base - now) : COSID_WINDOW_LEAD_MS;
+		int64		new_end = extend ? Max(base + lead, w->end) : w->end;
 
 		switch (src->record_end(w->slot, new_end, now))
 		{

@@ -8,7 +8,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
 -- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(176);
+SELECT plan(186);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -287,19 +287,39 @@ SELECT is(cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4200), true,
 	'the holder releases its slot with its token: true');
 SELECT results_eq($$SELECT instance, window_end, expires_at <= clock_timestamp()
 	FROM cosid.lease WHERE namespace = 'p' AND slot = 1$$,
-	$$VALUES (NULL::text, 6000::bigint, true)$$,
-	'a released slot: no instance, expired, and a lower last end does not lower the recorded window end');
+	$$VALUES (NULL::text, 4200::bigint, true)$$,
+	'a released slot: no instance, expired, and the holder''s last end recorded, below the end it recorded ahead (1.4)');
 SELECT is(cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4300), false,
 	'releasing it again with its token: false');
-SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 1), 6000::bigint,
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 1), 4200::bigint,
 	'and nothing changes');
 SELECT throws_ok($$SELECT cosid.lease_renew('p', 1, 'b', pg_temp.tok('p', 'b'), 6400, '1 minute')$$, '55000',
 	'cosid lease of slot 1 in namespace "p" is no longer held by b', 'a released lease cannot be renewed');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'e', 2, '1 minute')$$,
-	$$VALUES (1, 6000::bigint)$$, 'the released slot is free: e gets it, starting at the recorded end');
+	$$VALUES (1, 4200::bigint)$$, 'the released slot is free: e gets it, starting at the recorded end');
 SELECT throws_ok($$SELECT cosid.lease_release('p', 1, 'b', pg_temp.tok('p', 'b'), 4300)$$, '55000',
 	'cosid lease of slot 1 in namespace "p" is no longer held by b',
 	'once taken again, the old holder''s release is refused: 55000');
+-- a release records no end below where the holder's window started: e
+-- started at 4200 (b's last end), so its release with a lower last end
+-- records 4200; a lease taken before 1.4 (no window_start) keeps the
+-- greater, as in 1.3
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 1, 'e', pg_temp.tok('p', 'e'), 6500, '1 minute')$$,
+	'e records window end 6500');
+SELECT is(cosid.lease_release('p', 1, 'e', pg_temp.tok('p', 'e'), 100), true, 'e releases slot 1 with last end 100');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 1), 4200::bigint,
+	'the end recorded is where e''s window started, not below: a holder vouches for its own ids only');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'e', 2, '1 minute')$$,
+	$$VALUES (1, 4200::bigint)$$, 'e takes slot 1 again, from 4200');
+SELECT lives_ok($$SELECT cosid.lease_renew('p', 1, 'e', pg_temp.tok('p', 'e'), 6600, '1 minute')$$,
+	'e records window end 6600');
+UPDATE cosid.lease SET window_start = NULL WHERE namespace = 'p' AND slot = 1;
+SELECT is(cosid.lease_release('p', 1, 'e', pg_temp.tok('p', 'e'), 5000), true,
+	'a lease taken before 1.4 (no window_start) released with a lower last end');
+SELECT is((SELECT window_end FROM cosid.lease WHERE namespace = 'p' AND slot = 1), 6600::bigint,
+	'keeps the end it recorded, as in 1.3');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p', 'e', 2, '1 minute')$$,
+	$$VALUES (1, 6600::bigint)$$, 'and e takes it once more, from 6600');
 
 -- ---- takeover of an expired lease
 SELECT lives_ok($$SELECT cosid.lease_renew('p', 2, 'c', pg_temp.tok('p', 'c'), 7777, '1 minute')$$,
@@ -479,17 +499,22 @@ SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
-	  AND prosrc NOT LIKE '%advisory%'
-	  AND prosrc ~ 'PERFORM FROM cosid\.lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE);'),
-	3, 'each locks its namespace''s row of cosid.lease_namespace, none takes an advisory lock (which any role may take first)');
--- (1.4, Fleet) renewals side by side, never beside an acquire or a release
-SELECT is((SELECT string_agg(proname || ':' || substring(prosrc FROM 'lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE);'), ',' ORDER BY proname)
+	  AND prosrc NOT LIKE '%advisory%'),
+	3, 'none of them takes an advisory lock (which any role may take first)');
+-- (1.4, Fleet) acquire and release run one at a time per namespace; renewals
+-- lock only their lease's row (and acquire re-checks under that lock that a
+-- slot it takes over is still free: the isolation spec lease_concurrency
+-- races them), so they never wait behind an acquire or a release
+SELECT is((SELECT string_agg(proname || ':' || coalesce(substring(prosrc FROM 'lease_namespace n WHERE n\.namespace = lease_[a-z]+\.namespace FOR (UPDATE|SHARE|KEY SHARE|NO KEY UPDATE);'), 'no namespace lock'), ',' ORDER BY proname)
 	FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)),
-	'lease_acquire:UPDATE,lease_release:UPDATE,lease_renew:SHARE',
-	'acquire and release lock the namespace''s row FOR UPDATE, renew FOR SHARE');
+	'lease_acquire:UPDATE,lease_release:UPDATE,lease_renew:no namespace lock',
+	'acquire and release lock the namespace''s row FOR UPDATE (a row only the owner may lock); renew locks no namespace row');
+SELECT ok((SELECT prosrc ~ 'WHERE own OR e\.instance IS NULL OR e\.expires_at <= pg_catalog\.clock_timestamp\(\)'
+	FROM pg_proc WHERE oid = 'cosid.lease_acquire(text, text, integer, interval)'::regprocedure),
+	'acquire takes a slot of someone else''s only if it is still released or expired under the lease row''s lock');
 SELECT is((SELECT count(*)::int FROM cosid.lease_namespace WHERE namespace IN ('p', 'q', 'p_holder')), 3,
 	'a row for each namespace called');
 SELECT ok(NOT has_any_column_privilege('cosid_lease_nobody', 'cosid.lease_namespace', 'SELECT')
@@ -588,11 +613,14 @@ SELECT throws_ok($$INSERT INTO cosid.lease_namespace_config VALUES ('p_x', '2 da
 INSERT INTO cosid.lease (namespace, slot, instance, expires_at, window_end)
 SELECT 'p_cap', 1, NULL, clock_timestamp(), (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
 SELECT ok((SELECT previous_end FROM pg_temp.acquire('p_cap', 'b', 2, '1 minute'))
-		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000,
-	'a new holder of that slot waits at most the largest TTL, 60 seconds');
+		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 61000,
+	'a new holder of that slot waits at most the largest TTL and a second, 61 seconds');
 SELECT ok((SELECT window_end FROM cosid.lease WHERE namespace = 'p_cap' AND slot = 1)
-		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000,
+		  <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 61000,
 	'and the store recorded the capped end: the next holder does not wait a day either');
+SELECT ok((SELECT window_end FROM cosid.lease WHERE namespace = 'p_cap' AND slot = 1)
+		  >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000,
+	'but no less than the largest TTL and a second past the clock when it took the slot: the furthest a holder may have recorded');
 SELECT is((SELECT slot FROM cosid.lease WHERE namespace = 'p_cap' AND instance = 'b'), 1, 'b holds slot 1');
 
 -- ---- schema cosid: a role that is not a superuser creates nothing there but sequences (1.4)

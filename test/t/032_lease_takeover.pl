@@ -2,8 +2,9 @@
 #
 # (a) A holder stopped cleanly releases its slot (instance NULL) with the
 #     true end of what it issued, not the window end it recorded ahead of
-#     time; a new server takes that slot over, its window starting there, and
-#     issues ids above the old holder's.
+#     time, and (1.4) the store records that end, below the one recorded
+#     ahead; a new server takes that slot over, its window starting there,
+#     and issues ids above the old holder's.
 # (c) A holder killed with kill -9 and restarted within the TTL gets its own
 #     slot back (same instance id), not the lower slot that is free.
 # (b) A holder killed with kill -9 and left dead: while its lease lives, a
@@ -90,8 +91,8 @@ my ($inst, $a_end, $expired) = lease_row(0);
 is($inst, 'NULL', '(a) A stopped cleanly: its slot is released (instance NULL)');
 is($expired, 't', '(a) and free at once (expires_at is past)');
 cmp_ok($a_end, '>', $a_max_ms, '(a) the released window end is after A\'s last id');
-cmp_ok($a_end, '>=', $a_end_before,
-	"(a) and the release did not lower the window end recorded before: $a_end, at or after $a_end_before (A's last id at $a_max_ms)");
+cmp_ok($a_end, '<', $a_end_before,
+	"(a) and (1.4) the store recorded that true end, below the window end recorded ahead: $a_end, before $a_end_before (A's last id at $a_max_ms), so the slot's next holder need not wait for the lead");
 like(slurp_file($a->logfile), qr/cosid slot worker released slot 0/, '(a) A\'s log says it released slot 0');
 
 # ==== (c) B killed with kill -9 and restarted within the TTL: slot 1 again,
@@ -147,7 +148,10 @@ cmp_ok($b_end, '>', $b_max_ms, '(b) the window end B recorded is past its last i
 ok(poll_until($ttl + 5, sub { (lease_row(1))[2] eq 't' }, 200), '(b) B\'s lease expires');
 my $t_expired = now_ms();
 note('(b) B\'s lease expired ' . ($t_expired - $t_dead) . ' ms after the kill');
-cmp_ok($t_expired - $t_dead, '>=', ($ttl - 1) * 1000, '(b) (not before about the TTL)');
+# B renewed at most a third of the TTL before the kill (1.4: a busy server's
+# extension is that renewal, no longer one every 300 ms), and a turn late
+cmp_ok($t_expired - $t_dead, '>=', $ttl * 1000 * 2 / 3 - 200,
+	'(b) (not before the TTL after its last renewal, at most a third of the TTL before the kill)');
 is((lease_row(1))[0], $inst_b, '(b) nobody has taken slot 1 in the meantime');
 
 # A restarts: it gives slot 2 back, and takes the lowest free slot: B's
