@@ -212,8 +212,15 @@ issue_locked(CosidGenCache *c, size_t n, int *slot, int64 *unit, int64 *first_se
 	bool		counted_clock_wait = false;
 	int64		window_wait_since = -1;
 
-	/* how far a window may start ahead of the clock: its source's longest lead */
-	int64		open_wait = cosid_lease_mode() ? COSID_LEASE_LEAD_MAX_MS : COSID_WINDOW_LEAD_MS;
+	/*
+	 * How far a window may start ahead of the clock: its source's longest
+	 * lead.  cosid.slot is set at server start, so once a backend: the hot
+	 * path compares no string.
+	 */
+	static int64 open_wait = 0;
+
+	if (unlikely(open_wait == 0))
+		open_wait = cosid_lease_mode() ? COSID_LEASE_LEAD_MAX_MS : COSID_WINDOW_LEAD_MS;
 
 	for (;;)
 	{
