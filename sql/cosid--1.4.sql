@@ -430,8 +430,14 @@ CREATE TABLE cosid.generator (
 	-- counter's name, this database's name at definition (a copy or a
 	-- renamed database keeps its counter)
 	counter_database text,
-	CHECK ((strategy = 'segment') = (sequence IS NOT NULL)),
-	CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
+	-- a segment generator with "distributor": "lease-store" (1.2) has no
+	-- backing sequence; every other segment generator has one
+	CONSTRAINT generator_sequence_check
+		CHECK ((strategy = 'segment'
+				AND coalesce(lower(config ->> 'distributor'), 'local') <> 'lease-store') = (sequence IS NOT NULL)),
+	-- named as the unnamed CHECK of 1.0 and 1.1 was (generator_check was the
+	-- one before it, which the update to 1.2 replaced)
+	CONSTRAINT generator_check1 CHECK ((strategy = 'segment') = (epoch_ms IS NULL))
 );
 COMMENT ON TABLE cosid.generator IS 'generator definitions: change them with cosid_define(), cosid_alter() and cosid_drop()';
 SELECT pg_catalog.pg_extension_config_dump('cosid.generator', '');
@@ -530,7 +536,9 @@ CREATE VIEW cosid.generators AS
 		   strategy <> 'cosid80'
 			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
 		   sequence,
-		   config
+		   config,
+		   CASE WHEN strategy = 'segment'
+				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
 	FROM cosid.generator;
 COMMENT ON VIEW cosid.generators IS 'generators of this database with their resolved layout';
 GRANT SELECT ON cosid.generators TO PUBLIC;
@@ -691,9 +699,12 @@ COMMENT ON FUNCTION cosid_decode_with(text, jsonb) IS 'the number a text stands 
 -------------------------------------------------------------------------------
 -- Leases: when this database is the lease store of several servers.
 -- A slot of a namespace is held by at most one instance at a time; each call
--- is one atomic function, serialised per namespace.  Every acquire gives
--- the holder a fencing token, which renew and release require, and binds the
--- lease to the role that acquired it (1.3).
+-- is one atomic function: acquires and releases are serialised per
+-- namespace, renewals per lease (1.4).  Every acquire gives the holder a
+-- fencing token, which renew and release require, and binds the lease to
+-- the role that acquired it (1.3).  The largest TTL of each namespace
+-- (cosid.lease_namespace_config, 1.4) is in "The lease store trusts only
+-- superusers (1.4)" below.
 -------------------------------------------------------------------------------
 
 CREATE TABLE cosid.lease (
@@ -707,18 +718,25 @@ CREATE TABLE cosid.lease (
 	renewed_at timestamptz,
 	token uuid,						-- the fencing token of the last acquire
 	holder text,					-- the role that acquired it (1.3): only it renews and releases
+	window_start bigint,			-- where the holder's window started (1.4): the end its
+									-- acquire gave it; its release may record its true last
+									-- end, below the end it recorded ahead, never below this;
+									-- NULL: a lease taken before 1.4 (its release never lowers
+									-- the end).  Last: the update from 1.3 adds it.
 	PRIMARY KEY (namespace, slot)
 );
 COMMENT ON TABLE cosid.lease IS 'slot leases of the servers that use this database as their cosid.lease_store';
 COMMENT ON COLUMN cosid.lease.token IS 'fencing token of the last acquire, required by renew and release: readable by no one but the owner';
 SELECT pg_catalog.pg_extension_config_dump('cosid.lease', '');
 COMMENT ON COLUMN cosid.lease.holder IS 'the role (session_user) that acquired the lease: only it may renew or release it; readable by no one but the owner';
+COMMENT ON COLUMN cosid.lease.window_start IS 'the window end the holder''s acquire gave it (1.4): its release never records an end below it';
 REVOKE ALL ON cosid.lease FROM PUBLIC;
 GRANT SELECT (namespace, slot, expires_at, window_end, acquired_at, renewed_at) ON cosid.lease TO PUBLIC;
 
--- One row per namespace the lease functions were called for: each call locks
--- its namespace's row (FOR UPDATE) until it commits, so calls of one
--- namespace run one after the other and other namespaces do not wait.  No
+-- One row per namespace the lease functions were called for: each acquire
+-- and release locks its namespace's row (FOR UPDATE) until it commits, so
+-- they run one after the other in a namespace and other namespaces do not
+-- wait (renewals lock no namespace row since 1.4, only their lease's).  No
 -- other role may read, write or lock it (1.3; before, an advisory lock that
 -- any role could take first and hold).  Not dumped: a row is made again by
 -- the first call that needs it.
@@ -740,12 +758,31 @@ REVOKE ALL ON cosid.lease_namespace FROM PUBLIC;
 -- holder recorded: the new window starts no earlier.  token is the lease's
 -- fencing token, new at every acquire: renew and release need it, so
 -- whoever held the slot before (even under the same instance id) can no
--- longer touch it.  The free slot is found from the namespace's rows: the
--- lowest free slot is 0 or one past a slot with a row (a live lease), so the
--- candidates are 0, every row's slot + 1 and the slots of released or
--- expired rows; 2^31 slots are never enumerated.  Calls serialise per
--- namespace on its row of cosid.lease_namespace, which only the owner may
--- lock (not on an advisory lock, which any role could take first).
+-- longer touch it.  The free slot is found from the namespace's rows (2^31
+-- slots are never enumerated): the lowest slot without a row, or a lower
+-- released or expired one.
+-- Since 1.4: a TTL beyond the namespace's largest is refused; the window end
+-- a new holder of a slot is given, and the one recorded, are at most the
+-- largest TTL and a second past the store's clock when it takes the row,
+-- under the row's lock (the furthest any holder may have recorded: a
+-- renewal records at most its TTL and a second ahead; an instance that takes
+-- its own live lease again keeps its end: it waits for no one but itself).
+-- Acquires and releases of a namespace run one after the other (its row of
+-- cosid.lease_namespace, which only the owner may lock, not an advisory
+-- lock, which any role could take first); renewals do not lock the
+-- namespace (1.4, Fleet), only their lease's row.  So a released or
+-- expired slot is chosen and locked at once (FOR NO KEY UPDATE SKIP
+-- LOCKED): a row a renewal holds is skipped (that renewal may bring it back
+-- to life), a row whose lease a renewal brought back to life since the
+-- statement began fails the re-check, and a losing acquire holds no lock
+-- of a slot it does not take, so a renewal does not wait for an acquire of
+-- another slot (but for one case: PostgreSQL keeps the lock of a row whose
+-- re-check failed, so a renewal that commits between the statement's
+-- snapshot and its reaching that row leaves the row locked until the
+-- acquire commits); a renewal that comes after the lock waits for the
+-- commit, finds the new token and fails (55000).  The new holder's window
+-- start is kept (window_start): its release may lower the end to its last
+-- one, never below that.
 CREATE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
@@ -753,7 +790,10 @@ LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	slots bigint;
-	l record;
+	ttl_limit interval;
+	own boolean;
+	chosen bigint;
+	gap bigint;
 BEGIN
 	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
 		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
@@ -768,9 +808,18 @@ BEGIN
 		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_acquire.namespace;
+	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
+	IF ttl > ttl_limit THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
+			ttl, lease_acquire.namespace, ttl_limit
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
+				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
+	END IF;
 	slots := 1::bigint << slot_bits;
-	-- one call per namespace at a time: the namespace's row, which only the
-	-- table's owner may lock
+	-- one acquire or release per namespace at a time: the namespace's row,
+	-- which only the table's owner may lock
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_acquire.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_acquire.namespace FOR UPDATE;
@@ -778,26 +827,33 @@ BEGIN
 	-- window end) the store answered for survives its crash, and with a
 	-- synchronous standby its failover
 	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	SELECT e.slot, e.window_end INTO l FROM cosid.lease e
+	SELECT e.slot INTO chosen FROM cosid.lease e
 	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
 	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
 	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
 	ORDER BY e.slot LIMIT 1;
-	IF NOT FOUND THEN
-		SELECT c.s::integer AS slot, e.window_end INTO l
-		FROM (SELECT 0::bigint AS s
-			  UNION
-			  SELECT r.slot::bigint + 1 FROM cosid.lease r
-			  WHERE r.namespace = lease_acquire.namespace
-			  UNION
-			  SELECT r.slot FROM cosid.lease r
-			  WHERE r.namespace = lease_acquire.namespace
-				AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())) c
-			LEFT JOIN cosid.lease e ON e.namespace = lease_acquire.namespace AND e.slot = c.s
-		WHERE c.s < slots
-		  AND (e.slot IS NULL OR e.instance IS NULL OR e.expires_at <= pg_catalog.clock_timestamp())
-		ORDER BY c.s LIMIT 1;
+	own := FOUND;
+	IF NOT own THEN
+		-- the lowest slot without a row (rows are made only here, one acquire
+		-- at a time): one pass over the namespace's rows in slot order, whatever
+		-- the plan (an anti-join of every row's slot + 1 could be planned as a
+		-- nested loop, n^2: 66 ms at 1,024 rows); then a lower released or
+		-- expired one, locked now
+		SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
+		FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
+			  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
+		IF gap >= slots THEN
+			gap := NULL;
+		END IF;
+		SELECT r.slot INTO chosen FROM cosid.lease r
+		WHERE r.namespace = lease_acquire.namespace AND r.slot < coalesce(gap, slots)
+		  AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())
+		ORDER BY r.slot LIMIT 1
+		FOR NO KEY UPDATE SKIP LOCKED;
 		IF NOT FOUND THEN
+			chosen := gap;
+		END IF;
+		IF chosen IS NULL THEN
 			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
 				USING ERRCODE = 'object_not_in_prerequisite_state',
 					  DETAIL = pg_catalog.format('All %s slots (cosid.machine_bits = %s) are held by live leases.',
@@ -805,18 +861,33 @@ BEGIN
 					  HINT = 'Raise cosid.machine_bits on every server of the namespace, or stop a server.';
 		END IF;
 	END IF;
+	-- the re-check under the row's lock stays, for a row made by hand
 	INSERT INTO cosid.lease AS e (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at,
-								  token, holder)
-	VALUES (lease_acquire.namespace, l.slot, lease_acquire.instance, pg_catalog.clock_timestamp() + ttl, 0,
+								  token, holder, window_start)
+	VALUES (lease_acquire.namespace, chosen, lease_acquire.instance, pg_catalog.clock_timestamp() + ttl, 0,
 			pg_catalog.clock_timestamp(), pg_catalog.clock_timestamp(), pg_catalog.gen_random_uuid(),
-			session_user)
+			session_user, 0)
 	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
 		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
+			window_end = CASE WHEN own THEN e.window_end
+							  ELSE LEAST(e.window_end,
+										 (EXTRACT(epoch FROM pg_catalog.clock_timestamp() + ttl_limit) * 1000)::bigint
+										 + 1000) END,
 			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
 									OR e.holder IS DISTINCT FROM EXCLUDED.holder
 							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,
 			renewed_at = EXCLUDED.renewed_at, token = EXCLUDED.token, holder = EXCLUDED.holder
+		WHERE own OR e.instance IS NULL OR e.expires_at <= pg_catalog.clock_timestamp()
 	RETURNING e.slot, e.window_end, e.expires_at, e.token INTO slot, previous_end, expires_at, token;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = pg_catalog.format('Slot %s was taken while it was chosen.', chosen),
+				  HINT = 'The server tries again.';
+	END IF;
+	-- where this holder's window starts: its release never records less
+	UPDATE cosid.lease e SET window_start = e.window_end
+	WHERE e.namespace = lease_acquire.namespace AND e.slot = lease_acquire.slot;
 END
 $$;
 
@@ -827,7 +898,10 @@ $$;
 -- becomes the lease of the role that renews it with its token.  A window end
 -- further ahead of the store's clock than the TTL and one second allow is
 -- refused (22023) and nothing is recorded: a holder whose clock runs ahead
--- cannot push the slot's next holders into the future.
+-- cannot push the slot's next holders into the future.  Since 1.4 a TTL
+-- beyond the namespace's largest is refused (so is a window end further
+-- ahead than it and one second), and a renewal locks no row of
+-- cosid.lease_namespace, only its lease's (Fleet, below).
 CREATE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, token uuid, window_end bigint,
 								  ttl interval)
 RETURNS timestamptz
@@ -837,16 +911,28 @@ DECLARE
 	expiry timestamptz;
 	now_ms bigint;
 	ahead_ms bigint;
+	ttl_limit interval;
 BEGIN
 	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
 		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	-- one call per namespace at a time: the namespace's row, which only the
-	-- table's owner may lock
-	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_renew.namespace)
-	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
-	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_renew.namespace FOR UPDATE;
+	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_renew.namespace;
+	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
+	IF ttl > ttl_limit THEN
+		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
+			ttl, lease_renew.namespace, ttl_limit
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
+				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
+	END IF;
+	-- renewals take no lock of the namespace (1.4, Fleet): one renewal and
+	-- an acquire that would take its slot over, or two renewals of one
+	-- slot, are ordered by the lease's own row (the UPDATE below, which
+	-- only the table's owner may lock); lease_acquire takes a slot of
+	-- someone else's only if, under that row's lock, it is still released
+	-- or expired.  So renewals never wait for an acquire or a release of
+	-- another slot, nor they for renewals.
 	-- the answer is durable whatever the caller or the store set: a lease (and
 	-- window end) the store answered for survives its crash, and with a
 	-- synchronous standby its failover
@@ -880,13 +966,19 @@ BEGIN
 END
 $$;
 
--- Give a slot back.  last_end is the true end of what was issued; the
--- recorded window end never goes down (the next holder starts after the
--- greater of the two).  true: released now; false: this holder had already
--- released it (a retried release); 55000 unless this role holds the slot
--- under this instance id with this token.  A last end above both the
--- recorded window end and one second past the store's clock is refused
--- (22023): a holder issues only below an end it recorded.
+-- Give a slot back.  last_end is the true end of what was issued.  The end
+-- recorded is the holder's last end, even when that is below the end it
+-- recorded ahead (1.4: a clean shutdown's next start, above every id it
+-- issued, so the slot's next holder, often the same server restarted, does
+-- not wait for the lead it recorded), never below where its window started
+-- (window_start: a holder vouches for its own ids only, never for its
+-- predecessors'); a lease taken before 1.4 keeps the greater of the two, as
+-- in 1.3 (the recorded window end never goes down).  true: released now;
+-- false: this holder had already released it (a retried release); 55000
+-- unless this role holds the slot under this instance id with this token.
+-- A last end above both the recorded window end and one second past the
+-- store's clock is refused (22023): a holder issues only below an end it
+-- recorded.
 CREATE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid, last_end bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
@@ -895,8 +987,8 @@ DECLARE
 	now_ms bigint;
 	recorded bigint;
 BEGIN
-	-- one call per namespace at a time: the namespace's row, which only the
-	-- table's owner may lock
+	-- one acquire or release per namespace at a time: the namespace's row,
+	-- which only the table's owner may lock
 	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_release.namespace)
 	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
 	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_release.namespace FOR UPDATE;
@@ -908,7 +1000,8 @@ BEGIN
 	SELECT e.window_end INTO recorded FROM cosid.lease e
 	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
 	  AND e.instance = lease_release.instance AND e.token = lease_release.token
-	  AND (e.holder = session_user OR e.holder IS NULL);
+	  AND (e.holder = session_user OR e.holder IS NULL)
+	FOR NO KEY UPDATE;
 	IF FOUND THEN
 		IF lease_release.last_end > GREATEST(recorded, now_ms + 1000) THEN
 			RAISE EXCEPTION 'invalid cosid lease request: last end % is % ms ahead of the lease store''s clock',
@@ -920,7 +1013,8 @@ BEGIN
 		END IF;
 		UPDATE cosid.lease e
 		SET instance = NULL, expires_at = pg_catalog.clock_timestamp(),
-			window_end = GREATEST(e.window_end, lease_release.last_end),
+			window_end = CASE WHEN e.window_start IS NULL THEN GREATEST(e.window_end, lease_release.last_end)
+							  ELSE GREATEST(e.window_start, lease_release.last_end) END,
 			holder = session_user
 		WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot;
 		RETURN true;
@@ -941,9 +1035,9 @@ $$;
 REVOKE ALL ON FUNCTION cosid.lease_acquire(text, text, integer, interval),
 	cosid.lease_renew(text, integer, text, uuid, bigint, interval),
 	cosid.lease_release(text, integer, text, uuid, bigint) FROM PUBLIC;
-COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance, as this role (the lease''s holder); returns its fencing token (grant EXECUTE to each server''s own role)';
-COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease this role holds with its token and record the holder''s window end (never lower, at most the TTL and 1 second ahead of the store''s clock)';
-COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'give back a slot this role holds with its token; the recorded window end never goes down';
+COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance, as this role (the lease''s holder), for at most the namespace''s largest TTL; returns its fencing token (grant EXECUTE to each server''s own role)';
+COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease this role holds with its token, for at most the namespace''s largest TTL, and record the holder''s window end (never lower, at most the TTL and 1 second ahead of the store''s clock)';
+COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'give back a slot this role holds with its token, recording its last end (1.4: even below the end it recorded, never below where its window started)';
 
 -------------------------------------------------------------------------------
 -- Immutable codecs (1.2): cosid_encode_immutable and cosid_decode_immutable,
@@ -973,7 +1067,9 @@ COMMENT ON FUNCTION cosid_decode_immutable(text, jsonb) IS 'the number a text st
 -- namespace, database name and generator name (1.3; per namespace and
 -- generator name in 1.2), advanced by one atomic function.  On every
 -- server: such a generator has no backing sequence, and cosid.generators
--- shows where each segment generator's segments come from.
+-- shows where each segment generator's segments come from (cosid.generator's
+-- generator_sequence_check and cosid.generators' distributor column, both
+-- above).
 -------------------------------------------------------------------------------
 
 -- The last number handed out per namespace, database name and generator
@@ -1008,15 +1104,20 @@ GRANT SELECT ON cosid.segment_counter TO pg_database_owner;
 -- counter is named by the namespace, the name of the server's database and
 -- the generator's name (1.3): a definition in another database names another
 -- counter.  It belongs to the generator's owner (owner, a role name the
--- server sends from its catalog) and to the store role that created it
--- (session_user): a request for it with another owner, or by a store role
--- that neither created it nor shares with its creator a role granted
--- EXECUTE on this function, is refused (42501), so no one else can move it
--- or re-base it with start.  A new counter starts above the counter of the
--- namespace and name from before 1.3 (database ''), if there is one.  The
--- counter's row is locked (FOR UPDATE, which PUBLIC may not take), so
--- callers from any server get disjoint ranges; the commit is made durable
--- (synchronous_commit on), so a store crash never gives a range out again.
+-- server sends from its catalog) and is for the store role that created it
+-- (session_user), for the roles a superuser granted it to in
+-- cosid.segment_counter_grant (1.4; 1.3 shared it through a role granted
+-- EXECUTE on this function, which is gone), and for superusers: a request
+-- for it with another owner, or by any other store role, is refused
+-- (42501).  What a server says (database, owner) names the counter and must
+-- match its owner, but never gives a role the right to use it.  Only its
+-- creator (or a superuser) may raise it with start: a granted role asking
+-- for a start above the counter is refused (42501).  A new counter starts
+-- above the counter of the namespace and name from before 1.3 (database
+-- ''), if there is one.  The counter's row is locked (FOR UPDATE, which
+-- PUBLIC may not take), so callers from any server get disjoint ranges; the
+-- commit is made durable (synchronous_commit on), so a store crash never
+-- gives a range out again.
 -- 22023 for a bad argument, 22003 when the range would pass 2^63 - 1.
 CREATE FUNCTION cosid.segment_acquire(namespace text, database text, name text, owner text, step bigint,
 									  start bigint, count integer, OUT first bigint, OUT last bigint)
@@ -1027,7 +1128,7 @@ DECLARE
 	floor_number bigint;
 	top bigint;
 	c record;
-	shared boolean;
+	creator boolean;
 BEGIN
 	IF segment_acquire.namespace = '' OR segment_acquire.database = '' OR segment_acquire.name = ''
 	   OR segment_acquire.owner = '' THEN
@@ -1073,23 +1174,27 @@ BEGIN
 													 pg_catalog.quote_ident(segment_acquire.owner)),
 						  HINT = 'A shared counter is used only by generators of the same owner, in databases of the same name.';
 			END IF;
-			shared := c.store_role = session_user;
-			IF NOT shared AND EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.rolname = c.store_role) THEN
-				SELECT EXISTS (
-					SELECT FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-					WHERE p.oid = 'cosid.segment_acquire(text, text, text, text, bigint, bigint, integer)'::pg_catalog.regprocedure
-					  AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
-					  AND pg_catalog.pg_has_role(session_user, a.grantee, 'MEMBER')
-					  AND pg_catalog.pg_has_role(c.store_role::name, a.grantee, 'MEMBER'))
-				INTO shared;
-			END IF;
-			IF NOT shared THEN
+			creator := c.store_role = session_user
+				OR EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.rolname = session_user AND o.rolsuper);
+			IF NOT creator AND NOT EXISTS (
+					SELECT FROM cosid.segment_counter_grant g
+					WHERE g.namespace = segment_acquire.namespace AND g.database = segment_acquire.database
+					  AND g.name = segment_acquire.name AND g.role = session_user) THEN
 				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" belongs to another store role',
 					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
 					USING ERRCODE = 'insufficient_privilege',
-						  DETAIL = pg_catalog.format('Role %s did not create it, and shares no role granted EXECUTE on cosid.segment_acquire with the role that did.',
-													 pg_catalog.quote_ident(session_user)),
-						  HINT = 'Servers share counters when the roles they connect as are members of one role granted EXECUTE on cosid.segment_acquire.';
+						  DETAIL = pg_catalog.format('Store role %s created it; role %s was not granted it.',
+													 pg_catalog.quote_ident(c.store_role), pg_catalog.quote_ident(session_user)),
+						  HINT = 'Servers that log in as different store roles share a counter only when a superuser of the lease store grants it: a row (namespace, database, name, role) in cosid.segment_counter_grant.';
+			END IF;
+			IF NOT creator AND segment_acquire.start - 1 > c.last_number THEN
+				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" can be raised only by the store role that created it',
+					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
+					USING ERRCODE = 'insufficient_privilege',
+						  DETAIL = pg_catalog.format('Role %s asked for numbers from %s; the counter handed out up to %s. Store role %s created it.',
+													 pg_catalog.quote_ident(session_user), segment_acquire.start,
+													 c.last_number, pg_catalog.quote_ident(c.store_role)),
+						  HINT = 'The server that logs in as the counter''s store role, or a superuser of the lease store, can raise it.';
 			END IF;
 			IF GREATEST(c.last_number, segment_acquire.start - 1) > 9223372036854775807 - size THEN
 				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
@@ -1135,29 +1240,7 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) FROM PUBLIC;
-COMMENT ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers from the counter of a namespace, database and generator name, above every number it handed out and at least start; only for the generator''s owner and the store role that created the counter (grant EXECUTE to a role of the servers that share counters)';
-
--- On every server: a segment generator with "distributor": "lease-store" has
--- no backing sequence; every other segment generator has one.
-ALTER TABLE cosid.generator DROP CONSTRAINT generator_check;
-ALTER TABLE cosid.generator ADD CONSTRAINT generator_sequence_check
-	CHECK ((strategy = 'segment'
-			AND coalesce(lower(config ->> 'distributor'), 'local') <> 'lease-store') = (sequence IS NOT NULL));
-
-CREATE OR REPLACE VIEW cosid.generators AS
-	SELECT name, strategy, owner,
-		   pg_catalog.to_timestamp(epoch_ms / 1000.0) AS epoch,
-		   CASE unit_ms WHEN 1 THEN 'ms' WHEN 1000 THEN 's' END AS unit,
-		   time_bits, node_bits, seq_bits, seq_reset_threshold,
-		   coalesce((config ->> 'uncertainty-bits')::int, 0) AS uncertainty_bits,
-		   time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) AS total_bits,
-		   strategy <> 'cosid80'
-			 AND time_bits + node_bits + seq_bits + coalesce((config ->> 'uncertainty-bits')::int, 0) <= 53 AS js_safe,
-		   sequence,
-		   config,
-		   CASE WHEN strategy = 'segment'
-				THEN coalesce(lower(config ->> 'distributor'), 'local') END AS distributor
-	FROM cosid.generator;
+COMMENT ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers from the counter of a namespace, database and generator name, above every number it handed out and at least start; only for the generator''s owner, through the store role that created the counter or one a superuser granted it to (cosid.segment_counter_grant)';
 
 -------------------------------------------------------------------------------
 -- pg_dump and pg_restore by the database's owner (1.3).  The extension is
@@ -1484,400 +1567,12 @@ CREATE TRIGGER segment_counter_grant_check
 	BEFORE INSERT OR UPDATE ON cosid.segment_counter_grant
 	FOR EACH ROW EXECUTE FUNCTION cosid.store_settings_check();
 
--- Where a holder's window started (1.4): the end its acquire gave it, kept
--- so that its release may record its true last end, below the end it
--- recorded ahead, but never below that start.  NULL: a lease taken before
--- 1.4 (its release never lowers the end).
-ALTER TABLE cosid.lease ADD COLUMN window_start bigint;
-COMMENT ON COLUMN cosid.lease.window_start IS 'the window end the holder''s acquire gave it (1.4): its release never records an end below it';
-
--- lease_release: as in 1.3, but the end recorded is the holder's last end,
--- even when that is below the end it recorded ahead (1.4: a clean
--- shutdown's next start, above every id it issued, so the slot's next
--- holder, often the same server restarted, does not wait for the lead it
--- recorded), never below where its window started (window_start: a holder
--- vouches for its own ids only, never for its predecessors'); a lease taken
--- before 1.4 keeps the greater of the two, as in 1.3.
-CREATE OR REPLACE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid,
-											   last_end bigint)
-RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	now_ms bigint;
-	recorded bigint;
-BEGIN
-	-- one acquire or release per namespace at a time: the namespace's row,
-	-- which only the table's owner may lock
-	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_release.namespace)
-	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
-	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_release.namespace FOR UPDATE;
-	-- the answer is durable whatever the caller or the store set: a lease (and
-	-- window end) the store answered for survives its crash, and with a
-	-- synchronous standby its failover
-	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
-	SELECT e.window_end INTO recorded FROM cosid.lease e
-	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
-	  AND e.instance = lease_release.instance AND e.token = lease_release.token
-	  AND (e.holder = session_user OR e.holder IS NULL)
-	FOR NO KEY UPDATE;
-	IF FOUND THEN
-		IF lease_release.last_end > GREATEST(recorded, now_ms + 1000) THEN
-			RAISE EXCEPTION 'invalid cosid lease request: last end % is % ms ahead of the lease store''s clock',
-				lease_release.last_end, lease_release.last_end - now_ms
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('A release may not raise the window end the holder recorded (%s) past 1 second ahead of the store''s clock.',
-												 recorded),
-					  HINT = 'The clock of the server that holds the slot is probably ahead of the lease store''s: synchronise them (NTP).';
-		END IF;
-		UPDATE cosid.lease e
-		SET instance = NULL, expires_at = pg_catalog.clock_timestamp(),
-			window_end = CASE WHEN e.window_start IS NULL THEN GREATEST(e.window_end, lease_release.last_end)
-							  ELSE GREATEST(e.window_start, lease_release.last_end) END,
-			holder = session_user
-		WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot;
-		RETURN true;
-	END IF;
-	PERFORM FROM cosid.lease e
-	WHERE e.namespace = lease_release.namespace AND e.slot = lease_release.slot
-	  AND e.instance IS NULL AND e.token = lease_release.token AND e.holder = session_user;
-	IF FOUND THEN
-		RETURN false;
-	END IF;
-	RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
-		lease_release.slot, lease_release.namespace, lease_release.instance
-		USING ERRCODE = 'object_not_in_prerequisite_state',
-			  DETAIL = 'The lease was taken over, or the token is not the one its acquire returned, or this role did not acquire it.';
-END
-$$;
-
--- lease_acquire: as in 1.3, and a TTL beyond the namespace's largest is
--- refused; the window end a new holder of a slot is given, and the one
--- recorded, are at most the largest TTL and a second past the store's clock
--- when it takes the row, under the row's lock (the furthest any holder may
--- have recorded: a renewal records at most its TTL and a second ahead; an
--- instance that takes its own live lease again keeps its end: it waits for
--- no one but itself).  Acquires and releases of a namespace still run one
--- after the other (its row of cosid.lease_namespace); renewals do not lock
--- the namespace (1.4, Fleet), only their lease's row.  So a released or
--- expired slot is chosen and locked at once (FOR NO KEY UPDATE SKIP
--- LOCKED): a row a renewal holds is skipped (that renewal may bring it back
--- to life), a row whose lease a renewal brought back to life since the
--- statement began fails the re-check, and a losing acquire holds no lock
--- of a slot it does not take, so a renewal does not wait for an acquire of
--- another slot (but for one case: PostgreSQL keeps the lock of a row whose
--- re-check failed, so a renewal that commits between the statement's
--- snapshot and its reaching that row leaves the row locked until the
--- acquire commits); a renewal that comes after the lock waits for the
--- commit, finds the new token and fails (55000).  The new holder's window start is
--- kept (window_start): its release may lower the end to its last one, never
--- below that.
-CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
-									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
-									OUT token uuid)
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	slots bigint;
-	ttl_limit interval;
-	own boolean;
-	chosen bigint;
-	gap bigint;
-BEGIN
-	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
-		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF slot_bits < 0 OR slot_bits > 31 THEN
-		RAISE EXCEPTION 'invalid cosid lease request: slot_bits must be between 0 and 31, not %', slot_bits
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'slot_bits is cosid.machine_bits: the namespace has 2^slot_bits slots.';
-	END IF;
-	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_acquire.namespace;
-	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
-	IF ttl > ttl_limit THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
-			ttl, lease_acquire.namespace, ttl_limit
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
-				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
-	END IF;
-	slots := 1::bigint << slot_bits;
-	-- one acquire or release per namespace at a time: the namespace's row,
-	-- which only the table's owner may lock
-	INSERT INTO cosid.lease_namespace AS n (namespace) VALUES (lease_acquire.namespace)
-	ON CONFLICT ON CONSTRAINT lease_namespace_pkey DO NOTHING;
-	PERFORM FROM cosid.lease_namespace n WHERE n.namespace = lease_acquire.namespace FOR UPDATE;
-	-- the answer is durable whatever the caller or the store set: a lease (and
-	-- window end) the store answered for survives its crash, and with a
-	-- synchronous standby its failover
-	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	SELECT e.slot INTO chosen FROM cosid.lease e
-	WHERE e.namespace = lease_acquire.namespace AND e.instance = lease_acquire.instance
-	  AND (e.holder = session_user OR (e.holder IS NULL AND e.token IS NULL))
-	  AND e.expires_at > pg_catalog.clock_timestamp() AND e.slot < slots
-	ORDER BY e.slot LIMIT 1;
-	own := FOUND;
-	IF NOT own THEN
-		-- the lowest slot without a row (rows are made only here, one acquire
-		-- at a time): one pass over the namespace's rows in slot order, whatever
-		-- the plan (an anti-join of every row's slot + 1 could be planned as a
-		-- nested loop, n^2: 66 ms at 1,024 rows); then a lower released or
-		-- expired one, locked now
-		SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
-		FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
-			  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
-		IF gap >= slots THEN
-			gap := NULL;
-		END IF;
-		SELECT r.slot INTO chosen FROM cosid.lease r
-		WHERE r.namespace = lease_acquire.namespace AND r.slot < coalesce(gap, slots)
-		  AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())
-		ORDER BY r.slot LIMIT 1
-		FOR NO KEY UPDATE SKIP LOCKED;
-		IF NOT FOUND THEN
-			chosen := gap;
-		END IF;
-		IF chosen IS NULL THEN
-			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
-				USING ERRCODE = 'object_not_in_prerequisite_state',
-					  DETAIL = pg_catalog.format('All %s slots (cosid.machine_bits = %s) are held by live leases.',
-												 slots, slot_bits),
-					  HINT = 'Raise cosid.machine_bits on every server of the namespace, or stop a server.';
-		END IF;
-	END IF;
-	-- the re-check under the row's lock stays, for a row made by hand
-	INSERT INTO cosid.lease AS e (namespace, slot, instance, expires_at, window_end, acquired_at, renewed_at,
-								  token, holder, window_start)
-	VALUES (lease_acquire.namespace, chosen, lease_acquire.instance, pg_catalog.clock_timestamp() + ttl, 0,
-			pg_catalog.clock_timestamp(), pg_catalog.clock_timestamp(), pg_catalog.gen_random_uuid(),
-			session_user, 0)
-	ON CONFLICT ON CONSTRAINT lease_pkey DO UPDATE
-		SET instance = EXCLUDED.instance, expires_at = EXCLUDED.expires_at,
-			window_end = CASE WHEN own THEN e.window_end
-							  ELSE LEAST(e.window_end,
-										 (EXTRACT(epoch FROM pg_catalog.clock_timestamp() + ttl_limit) * 1000)::bigint
-										 + 1000) END,
-			acquired_at = CASE WHEN e.instance IS DISTINCT FROM EXCLUDED.instance
-									OR e.holder IS DISTINCT FROM EXCLUDED.holder
-							   THEN EXCLUDED.acquired_at ELSE e.acquired_at END,
-			renewed_at = EXCLUDED.renewed_at, token = EXCLUDED.token, holder = EXCLUDED.holder
-		WHERE own OR e.instance IS NULL OR e.expires_at <= pg_catalog.clock_timestamp()
-	RETURNING e.slot, e.window_end, e.expires_at, e.token INTO slot, previous_end, expires_at, token;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = pg_catalog.format('Slot %s was taken while it was chosen.', chosen),
-				  HINT = 'The server tries again.';
-	END IF;
-	-- where this holder's window starts: its release never records less
-	UPDATE cosid.lease e SET window_start = e.window_end
-	WHERE e.namespace = lease_acquire.namespace AND e.slot = lease_acquire.slot;
-END
-$$;
-
--- lease_renew: as in 1.3, and a TTL beyond the namespace's largest is
--- refused (so is a window end further ahead than it and one second).
-CREATE OR REPLACE FUNCTION cosid.lease_renew(namespace text, slot integer, instance text, token uuid,
-								  window_end bigint, ttl interval)
-RETURNS timestamptz
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	expiry timestamptz;
-	now_ms bigint;
-	ahead_ms bigint;
-	ttl_limit interval;
-BEGIN
-	IF ttl < interval '1 second' OR ttl > interval '1 day' THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl must be between 1 second and 1 day, not %', ttl
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	SELECT c.max_ttl INTO ttl_limit FROM cosid.lease_namespace_config c WHERE c.namespace = lease_renew.namespace;
-	ttl_limit := coalesce(ttl_limit, interval '60 seconds');
-	IF ttl > ttl_limit THEN
-		RAISE EXCEPTION 'invalid cosid lease request: ttl % is above the largest TTL of namespace "%", %',
-			ttl, lease_renew.namespace, ttl_limit
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'A superuser of the lease store sets the largest TTL of each namespace in cosid.lease_namespace_config (60 seconds without a row).',
-				  HINT = 'Lower cosid.lease_ttl on the server, or have a superuser of the lease store raise the namespace''s max_ttl.';
-	END IF;
-	-- renewals take no lock of the namespace (1.4, Fleet): one renewal and
-	-- an acquire that would take its slot over, or two renewals of one
-	-- slot, are ordered by the lease's own row (the UPDATE below, which
-	-- only the table's owner may lock); lease_acquire takes a slot of
-	-- someone else's only if, under that row's lock, it is still released
-	-- or expired.  So renewals never wait for an acquire or a release of
-	-- another slot, nor they for renewals.
-	-- the answer is durable whatever the caller or the store set: a lease (and
-	-- window end) the store answered for survives its crash, and with a
-	-- synchronous standby its failover
-	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	now_ms := (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint;
-	ahead_ms := (EXTRACT(epoch FROM ttl) * 1000)::bigint + 1000;
-	IF lease_renew.window_end > now_ms + ahead_ms THEN
-		RAISE EXCEPTION 'invalid cosid lease request: window end % is % ms ahead of the lease store''s clock',
-			lease_renew.window_end, lease_renew.window_end - now_ms
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('A holder may record a window end at most its TTL (%s) and 1 second ahead of the store''s clock, here %s ms.',
-											 ttl, ahead_ms),
-				  HINT = 'The clock of the server that holds the slot is probably ahead of the lease store''s: synchronise them (NTP).';
-	END IF;
-	UPDATE cosid.lease e
-	SET expires_at = pg_catalog.clock_timestamp() + ttl,
-		window_end = GREATEST(e.window_end, lease_renew.window_end),
-		renewed_at = pg_catalog.clock_timestamp(),
-		holder = session_user
-	WHERE e.namespace = lease_renew.namespace AND e.slot = lease_renew.slot
-	  AND e.instance = lease_renew.instance AND e.token = lease_renew.token
-	  AND (e.holder = session_user OR e.holder IS NULL)
-	RETURNING e.expires_at INTO expiry;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'cosid lease of slot % in namespace "%" is no longer held by %',
-			lease_renew.slot, lease_renew.namespace, lease_renew.instance
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = 'The lease was taken over or released, or the token is not the one its acquire returned, or this role did not acquire it.';
-	END IF;
-	RETURN expiry;
-END
-$$;
-COMMENT ON FUNCTION cosid.lease_acquire(text, text, integer, interval) IS 'take a slot of 2^slot_bits for an instance, as this role (the lease''s holder), for at most the namespace''s largest TTL; returns its fencing token (grant EXECUTE to each server''s own role)';
-COMMENT ON FUNCTION cosid.lease_renew(text, integer, text, uuid, bigint, interval) IS 'extend a lease this role holds with its token, for at most the namespace''s largest TTL, and record the holder''s window end (never lower, at most the TTL and 1 second ahead of the store''s clock)';
-COMMENT ON FUNCTION cosid.lease_release(text, integer, text, uuid, bigint) IS 'give back a slot this role holds with its token, recording its last end (1.4: even below the end it recorded, never below where its window started)';
-
--- segment_acquire: as in 1.3, but a counter is for the store role that
--- created it (session_user), for the roles a superuser granted it to in
--- cosid.segment_counter_grant, and for superusers; what a server says
--- (database, owner) names the counter and must match its owner, but never
--- gives a role the right to use it.  Only its creator (or a superuser) may
--- raise it with start: a granted role asking for a start above the counter
--- is refused (42501).
-CREATE OR REPLACE FUNCTION cosid.segment_acquire(namespace text, database text, name text, owner text, step bigint,
-									  start bigint, count integer, OUT first bigint, OUT last bigint)
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	size bigint;
-	floor_number bigint;
-	top bigint;
-	c record;
-	creator boolean;
-BEGIN
-	IF segment_acquire.namespace = '' OR segment_acquire.database = '' OR segment_acquire.name = ''
-	   OR segment_acquire.owner = '' THEN
-		RAISE EXCEPTION 'invalid cosid segment request: the namespace, the database, the name and the owner must not be empty'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF segment_acquire.step < 1 OR segment_acquire.step > 1000000000 THEN
-		RAISE EXCEPTION 'invalid cosid segment request: step must be between 1 and 1000000000, not %',
-			segment_acquire.step
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF segment_acquire.count < 1 OR segment_acquire.count > 100000 THEN
-		RAISE EXCEPTION 'invalid cosid segment request: count must be between 1 and 100000, not %',
-			segment_acquire.count
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF segment_acquire.start < 0 THEN
-		RAISE EXCEPTION 'invalid cosid segment request: start must not be negative, not %', segment_acquire.start
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	size := segment_acquire.step * segment_acquire.count;	-- at most 10^14
-	IF segment_acquire.start - 1 > 9223372036854775807 - size THEN
-		RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
-			segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-			USING ERRCODE = 'numeric_value_out_of_range',
-				  DETAIL = pg_catalog.format('%s segments of %s from %s do not fit a bigint.',
-											 segment_acquire.count, segment_acquire.step, segment_acquire.start);
-	END IF;
-	PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-	-- twice at most: a first fetch that lost the race to create the counter
-	-- finds it on the second turn
-	FOR turn IN 1 .. 2 LOOP
-		SELECT r.last_number, r.owner, r.store_role INTO c FROM cosid.segment_counter r
-		WHERE r.namespace = segment_acquire.namespace AND r.database = segment_acquire.database
-		  AND r.name = segment_acquire.name
-		FOR UPDATE;
-		IF FOUND THEN
-			IF c.owner IS DISTINCT FROM segment_acquire.owner THEN
-				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" belongs to another owner',
-					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-					USING ERRCODE = 'insufficient_privilege',
-						  DETAIL = pg_catalog.format('It counts for a generator of another role; this request is for one owned by %s.',
-													 pg_catalog.quote_ident(segment_acquire.owner)),
-						  HINT = 'A shared counter is used only by generators of the same owner, in databases of the same name.';
-			END IF;
-			creator := c.store_role = session_user
-				OR EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.rolname = session_user AND o.rolsuper);
-			IF NOT creator AND NOT EXISTS (
-					SELECT FROM cosid.segment_counter_grant g
-					WHERE g.namespace = segment_acquire.namespace AND g.database = segment_acquire.database
-					  AND g.name = segment_acquire.name AND g.role = session_user) THEN
-				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" belongs to another store role',
-					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-					USING ERRCODE = 'insufficient_privilege',
-						  DETAIL = pg_catalog.format('Store role %s created it; role %s was not granted it.',
-													 pg_catalog.quote_ident(c.store_role), pg_catalog.quote_ident(session_user)),
-						  HINT = 'Servers that log in as different store roles share a counter only when a superuser of the lease store grants it: a row (namespace, database, name, role) in cosid.segment_counter_grant.';
-			END IF;
-			IF NOT creator AND segment_acquire.start - 1 > c.last_number THEN
-				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" can be raised only by the store role that created it',
-					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-					USING ERRCODE = 'insufficient_privilege',
-						  DETAIL = pg_catalog.format('Role %s asked for numbers from %s; the counter handed out up to %s. Store role %s created it.',
-													 pg_catalog.quote_ident(session_user), segment_acquire.start,
-													 c.last_number, pg_catalog.quote_ident(c.store_role)),
-						  HINT = 'The server that logs in as the counter''s store role, or a superuser of the lease store, can raise it.';
-			END IF;
-			IF GREATEST(c.last_number, segment_acquire.start - 1) > 9223372036854775807 - size THEN
-				RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
-					segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-					USING ERRCODE = 'numeric_value_out_of_range',
-						  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
-													 segment_acquire.count, segment_acquire.step);
-			END IF;
-			UPDATE cosid.segment_counter r
-			SET last_number = GREATEST(r.last_number, segment_acquire.start - 1) + size,
-				fetches = r.fetches + 1,
-				updated_at = pg_catalog.clock_timestamp()
-			WHERE r.namespace = segment_acquire.namespace AND r.database = segment_acquire.database
-			  AND r.name = segment_acquire.name
-			RETURNING r.last_number INTO top;
-			EXIT;
-		END IF;
-		-- a new counter: above the namespace's counter of this name from 1.2
-		SELECT r.last_number INTO floor_number FROM cosid.segment_counter r
-		WHERE r.namespace = segment_acquire.namespace AND r.database = '' AND r.name = segment_acquire.name;
-		floor_number := GREATEST(floor_number, segment_acquire.start - 1);
-		IF floor_number > 9223372036854775807 - size THEN
-			RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" cannot go past 9223372036854775807',
-				segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-				USING ERRCODE = 'numeric_value_out_of_range',
-					  DETAIL = pg_catalog.format('%s segments of %s do not fit above the last number handed out.',
-												 segment_acquire.count, segment_acquire.step);
-		END IF;
-		INSERT INTO cosid.segment_counter AS r (namespace, name, last_number, database, owner, store_role)
-		VALUES (segment_acquire.namespace, segment_acquire.name, floor_number + size, segment_acquire.database,
-				segment_acquire.owner, session_user)
-		ON CONFLICT ON CONSTRAINT segment_counter_pkey DO NOTHING
-		RETURNING r.last_number INTO top;
-		EXIT WHEN top IS NOT NULL;
-	END LOOP;
-	IF top IS NULL THEN
-		RAISE EXCEPTION 'cosid segment counter "%" of database "%" in namespace "%" could not be created',
-			segment_acquire.name, segment_acquire.database, segment_acquire.namespace
-			USING ERRCODE = 'serialization_failure';
-	END IF;
-	first := top - size + 1;
-	last := top;
-END
-$$;
-COMMENT ON FUNCTION cosid.segment_acquire(text, text, text, text, bigint, bigint, integer) IS 'hand out count segments of step numbers from the counter of a namespace, database and generator name, above every number it handed out and at least start; only for the generator''s owner, through the store role that created the counter or one a superuser granted it to (cosid.segment_counter_grant)';
+-- cosid.lease.window_start and the 1.4 bodies of cosid.lease_acquire,
+-- cosid.lease_renew and cosid.lease_release (which read
+-- cosid.lease_namespace_config) are in "Leases" above, the 1.4 body of
+-- cosid.segment_acquire (which reads cosid.segment_counter_grant) in
+-- "Segments shared across servers" above (the update from 1.3,
+-- cosid--1.3--1.4.sql, adds and replaces them at this point).
 -- End of "The lease store trusts only superusers (1.4)".
 
 -- Capacity (1.4)
@@ -1899,17 +1594,16 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 
 -- Fleet (1.4)
 -- One store for a fleet (issue 31, bench/fleet.sh): lease_renew, defined in
--- "The lease store trusts only superusers (1.4)" above, lets renewals run
--- side by side.  Every call of a namespace used to lock the
--- namespace's row FOR UPDATE until it committed, and each commits
--- synchronously, so a namespace's renewals ran one fsync after another: at
--- 1,024 busy holders (2,560 renewals a second) they queued.  A renewal now
--- takes no lock of the namespace at all: a renewal and an acquire that
--- would take its slot over are ordered by the lease's own row, and the
--- acquire takes a slot of someone else's only if, under that row's lock, it
--- is still released or expired (else it chooses again).  Acquire and
--- release keep FOR UPDATE on the namespace's row, so they run one at a
--- time; renewals share their WAL flushes and never wait behind them (a
--- FOR SHARE that 1.4's first change took queued every renewal behind each
--- acquire and release: 9 ms a renewal on average at 2 restarts a second).
+-- "Leases" above, lets renewals run side by side.  Every call of a namespace
+-- used to lock the namespace's row FOR UPDATE until it committed, and each
+-- commits synchronously, so a namespace's renewals ran one fsync after
+-- another: at 1,024 busy holders (2,560 renewals a second) they queued.  A
+-- renewal now takes no lock of the namespace at all: a renewal and an acquire
+-- that would take its slot over are ordered by the lease's own row, and the
+-- acquire takes a slot of someone else's only if, under that row's lock, it is
+-- still released or expired (else it chooses again).  Acquire and release keep
+-- FOR UPDATE on the namespace's row, so they run one at a time; renewals share
+-- their WAL flushes and never wait behind them (a FOR SHARE that 1.4's first
+-- change took queued every renewal behind each acquire and release: 9 ms a
+-- renewal on average at 2 restarts a second).
 -- end of Fleet (1.4)
