@@ -350,6 +350,16 @@ ROLLBACK;
 SELECT pg_temp.err($$SELECT cosid_define('twice', '{"strategy": "snowflake"}') FROM generate_series(1, 2)$$);
 SELECT pg_temp.err($$SELECT cosid_define('twice', '{"strategy": "segment"}') FROM generate_series(1, 2)$$);
 SELECT count(*) AS twice FROM cosid.generator WHERE name = 'twice';
+-- cosid.generator not as cosid made it (no primary key): a generator's
+-- first read in a session goes through SQL, not the index (catalog.c:
+-- read_direct); a define, which looks its name up by that index, refuses
+SELECT cosid_define('no_pk', '{"strategy": "segment", "step": 10}');
+BEGIN;
+ALTER TABLE cosid.generator DROP CONSTRAINT generator_pkey;
+SELECT cosid_next('no_pk') AS read_by_sql;
+SELECT pg_temp.err($$SELECT cosid_define('no_pk_either', '{"strategy": "segment"}')$$);
+ROLLBACK;
+SELECT cosid_drop('no_pk');
 SELECT cosid_drop('erin_seg'), cosid_drop('noted_seg'), cosid_drop('noted_snowflake');
 REVOKE CREATE ON DATABASE :"db" FROM cosid_erin;
 DROP ROLE cosid_erin;

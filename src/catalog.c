@@ -6,7 +6,8 @@
  * owner through cosid_catalog_exec(), constant SQL run under
  * SECURITY_RESTRICTED_OPERATION with a pinned search_path.  A generator's
  * plain read (its first call in a session) runs no SQL: an index scan of
- * the primary key in C (read_direct), with the snapshot SPI would use.
+ * the primary key in C (read_direct, util.c: cosid_row_by_key), with the
+ * snapshot SPI would use.
  *
  * Owns: reading and writing rows, the statement trigger and transaction
  * callbacks that count changes.  Must not: build SQL text from a name, or
@@ -15,12 +16,7 @@
 #include "catalog.h"
 #include "genstate.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/stratnum.h"
-#include "access/table.h"
 #include "access/xact.h"
-#include "catalog/pg_opfamily.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -33,11 +29,8 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(cosid_catalog_changed);
@@ -422,26 +415,51 @@ static const char *const read_sql[2][2] = {
 /*
  * The columns read_sql selects, in its order, and their types in the table
  * (owner and sequence are regrole and regclass there, OIDs in read_sql);
- * v13: added by 1.3's update (all three, or none).
+ * from READ_FIRST_1_3 on: added by 1.3's update (all three, or none).
  */
 #define READ_NCOLUMNS 14
 #define READ_FIRST_1_3 11		/* codec_functions' index */
-static const struct
-{
-	const char *name;
-	Oid			type;
-}			read_columns[READ_NCOLUMNS] = {
-	{"strategy", TEXTOID}, {"config", JSONBOID}, {"epoch_ms", INT8OID}, {"unit_ms", INT4OID},
-	{"time_bits", INT4OID}, {"node_bits", INT4OID}, {"seq_bits", INT4OID},
-	{"seq_reset_threshold", INT8OID}, {"owner", REGROLEOID}, {"sequence", REGCLASSOID},
-	{"owns_sequence", BOOLOID},
-	{"codec_functions", OIDARRAYOID}, {"identity", INT8OID}, {"counter_database", TEXTOID},
+static const char *const read_names[READ_NCOLUMNS] = {
+	"strategy", "config", "epoch_ms", "unit_ms", "time_bits", "node_bits", "seq_bits",
+	"seq_reset_threshold", "owner", "sequence", "owns_sequence",
+	"codec_functions", "identity", "counter_database",
+};
+static const Oid read_types[READ_NCOLUMNS] = {
+	TEXTOID, JSONBOID, INT8OID, INT4OID, INT4OID, INT4OID, INT4OID,
+	INT8OID, REGROLEOID, REGCLASSOID, BOOLOID,
+	OIDARRAYOID, INT8OID, TEXTOID,
 };
 
 /*
- * A row's columns (in read_columns' order) into *config and *stored.  Copies
+ * The plain read (not FOR UPDATE) without SPI: the row by cosid.generator's
+ * primary key, an index scan with the snapshot the statement would have had
+ * (fresh: one taken now; else the active one), so it sees what read_sql
+ * does: the rows this transaction wrote before, not those it deleted, and
+ * no other transaction's uncommitted change.  SPI parses and plans
+ * read_sql once a session, and looks up the catalog's owner and pins the
+ * search_path for every read: most of a fresh session's first call.  It
+ * runs no SQL, no user code (the index and texteq are built in) and looks
+ * up no name the caller could place (cosid.generator is schema-qualified;
+ * the index is the table's primary key, the columns its own by name).
+ * Soft: nothing read (COSID_ROW_UNREAD) when the table is not as cosid made
+ * it (a column missing or of another type, no primary key on name):
+ * read_sql then.
+ */
+static const CosidRowRead read_direct = {
+	.table = "generator",
+	.key_column = "name",
+	.ncolumns = READ_NCOLUMNS,
+	.columns = read_names,
+	.types = read_types,
+	.nlater = READ_NCOLUMNS - READ_FIRST_1_3,
+	.soft = true,
+};
+
+/*
+ * A row's columns (in read_names' order) into *config and *stored.  Copies
  * what it keeps (config, detoasted: the snapshot the row was read with must
- * still be registered or active).  Before 1.3 the last three are NULL.
+ * still be registered or active, unless they are copies already).  Before
+ * 1.3 the last three are NULL.
  */
 static void
 decode_row(const Datum *values, const bool *nulls, bool v13, Jsonb **config, CosidGenDef *stored)
@@ -484,121 +502,6 @@ decode_row(const Datum *values, const bool *nulls, bool v13, Jsonb **config, Cos
 }
 
 /*
- * The plain read (not FOR UPDATE) without SPI: the row by cosid.generator's
- * primary key, an index scan with the snapshot the statement would have had
- * (fresh: one taken now; else the active one), so it sees what read_sql
- * does: the rows this transaction wrote before, not those it deleted, and
- * no other transaction's uncommitted change.  SPI parses and plans
- * read_sql once a session, and looks up the catalog's owner and pins the
- * search_path for every read: most of a fresh session's first call.  It
- * runs no SQL, no user code (the index and texteq are built in) and looks
- * up no name the caller could place (cosid.generator is schema-qualified;
- * the index is the table's primary key, the columns its own by name).
- * False (nothing read) when the table is not as cosid made it (a column
- * missing or of another type, no primary key on name): read_sql then.
- */
-static bool
-read_direct(const char *name, bool fresh, Jsonb **config, CosidGenDef *stored,
-			const char *hint)
-{
-	Relation	rel;
-	Relation	idx;
-	TupleDesc	desc;
-	AttrNumber	attnos[READ_NCOLUMNS];
-	AttrNumber	name_attno = InvalidAttrNumber;
-	Oid			pk;
-	bool		v13;
-	ScanKeyData key;
-	SysScanDesc scan;
-	Snapshot	snapshot;
-	HeapTuple	tup;
-	Datum		values[READ_NCOLUMNS];
-	bool		nulls[READ_NCOLUMNS];
-	int			found = 0;
-
-	/* a session that ignores system indexes (ignore_system_indexes) gets no warning from us */
-	if (IgnoreSystemIndexes)
-		return false;
-	rel = table_open(catalog_relid(), AccessShareLock);
-	desc = RelationGetDescr(rel);
-	memset(attnos, 0, sizeof(attnos));
-	for (int a = 0; a < desc->natts; a++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, a);
-
-		if (att->attisdropped)
-			continue;
-		if (strcmp(NameStr(att->attname), "name") == 0 && att->atttypid == TEXTOID)
-			name_attno = att->attnum;
-		for (int i = 0; i < READ_NCOLUMNS; i++)
-			if (strcmp(NameStr(att->attname), read_columns[i].name) == 0 &&
-				att->atttypid == read_columns[i].type)
-				attnos[i] = att->attnum;
-	}
-	for (int i = 0; i < READ_NCOLUMNS; i++)
-		if (attnos[i] != InvalidAttrNumber)
-			found += i < READ_FIRST_1_3 ? 1 : 100;
-	v13 = found == READ_FIRST_1_3 + 100 * (READ_NCOLUMNS - READ_FIRST_1_3);
-	pk = cosid_rel_primary_key(rel);
-	if (name_attno == InvalidAttrNumber || !OidIsValid(pk) ||
-		(!v13 && found != READ_FIRST_1_3))
-	{
-		table_close(rel, AccessShareLock);
-		return false;
-	}
-	idx = index_open(pk, AccessShareLock);
-	if (IndexRelationGetNumberOfKeyAttributes(idx) != 1 ||
-		idx->rd_index->indkey.values[0] != name_attno ||
-		idx->rd_opfamily[0] != TEXT_BTREE_FAM_OID)
-	{
-		index_close(idx, AccessShareLock);
-		table_close(rel, AccessShareLock);
-		return false;
-	}
-
-	/*
-	 * As SPI would have read: fresh, a snapshot taken now (a parallel
-	 * worker's: its leader's); else the active one.
-	 */
-	if ((fresh && !IsInParallelMode()) || !ActiveSnapshotSet())
-		snapshot = RegisterSnapshot(GetLatestSnapshot());
-	else
-		snapshot = RegisterSnapshot(GetActiveSnapshot());
-	/* the column's collation, as its = (a deterministic one: bytes) */
-	ScanKeyEntryInitialize(&key, 0, name_attno, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], F_TEXTEQ, CStringGetTextDatum(name));
-	scan = systable_beginscan_ordered(rel, idx, snapshot, 1, &key);
-	tup = systable_getnext_ordered(scan, ForwardScanDirection);
-	if (HeapTupleIsValid(tup))
-		tup = heap_copytuple(tup);
-	systable_endscan_ordered(scan);
-	/* held until the transaction ends, as a statement's */
-	index_close(idx, NoLock);
-	if (!HeapTupleIsValid(tup))
-	{
-		UnregisterSnapshot(snapshot);
-		table_close(rel, NoLock);
-		cosid_unknown_generator(name, hint);
-	}
-	for (int i = 0; i < READ_NCOLUMNS; i++)
-	{
-		if (attnos[i] != InvalidAttrNumber)
-			values[i] = heap_getattr(tup, attnos[i], desc, &nulls[i]);
-		else
-		{
-			values[i] = (Datum) 0;
-			nulls[i] = true;
-		}
-	}
-	/* detoasted with the snapshot it was read with */
-	decode_row(values, nulls, v13, config, stored);
-	UnregisterSnapshot(snapshot);
-	heap_freetuple(tup);
-	table_close(rel, NoLock);
-	return true;
-}
-
-/*
  * A lookup for the hot path reads with a snapshot taken now (fresh), after
  * the caller read the shared generation, so a row it reads is never older
  * than the generation it is stamped with.  A plain read takes no SPI
@@ -615,8 +518,23 @@ cosid_catalog_read(const char *name, bool for_update, bool fresh, Jsonb **config
 	int			ret;
 	bool		v13;
 
-	if (!for_update && read_direct(name, fresh, config, stored, hint))
-		return;
+	if (!for_update)
+	{
+		CosidRowRead read = read_direct;
+
+		read.fresh = fresh;
+		switch (cosid_row_by_key(&read, name, values, nulls, &v13))
+		{
+			case COSID_ROW_FOUND:
+				decode_row(values, nulls, v13, config, stored);
+				return;
+			case COSID_ROW_NONE:
+				cosid_unknown_generator(name, hint);
+				break;
+			case COSID_ROW_UNREAD:
+				break;
+		}
+	}
 
 	v13 = cosid_catalog_is_1_3();
 	args[0] = CStringGetTextDatum(name);

@@ -806,7 +806,9 @@ check_may_define(const char *name)
 static void
 check_new_name(const char *name)
 {
-	if (cosid_row_by_key("generator", name, NULL, 0, NULL, NULL))
+	static const CosidRowRead generator_row = {.table = "generator", .key_column = "name"};
+
+	if (cosid_row_by_key(&generator_row, name, NULL, NULL, NULL) == COSID_ROW_FOUND)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("generator \"%s\" already exists", name),

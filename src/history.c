@@ -51,12 +51,17 @@ bool
 cosid_history_last(const char *name, int64 *last, bool *from_store)
 {
 	static const char *const columns[2] = {"last_number", "lease_store"};
+	static const Oid types[2] = {INT8OID, BOOLOID};
+	static const CosidRowRead history_row = {
+		.table = "generator_history", .key_column = "name",
+		.ncolumns = 2, .columns = columns, .types = types,
+	};
 	Datum		values[2];
 	bool		nulls[2];
 
 	if (!history_exists())
 		return false;
-	if (!cosid_row_by_key("generator_history", name, columns, 2, values, nulls))
+	if (cosid_row_by_key(&history_row, name, values, nulls, NULL) != COSID_ROW_FOUND)
 		return false;
 	*last = nulls[0] ? 0 : DatumGetInt64(values[0]);
 	*from_store = !nulls[1] && DatumGetBool(values[1]);

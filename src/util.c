@@ -16,6 +16,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
@@ -24,6 +25,8 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_sequence.h"
 #include "port/atomics.h"
 #include "storage/fd.h"
@@ -172,59 +175,129 @@ cosid_rel_owner(Oid relid)
 	return owner;
 }
 
-bool
-cosid_row_by_key(const char *table, const char *key, const char *const *columns, int ncolumns,
-				 Datum *values, bool *nulls)
+/*
+ * A table not as cosid made it (why): soft, COSID_ROW_UNREAD with its locks
+ * released; else an internal error.
+ */
+static CosidRowFound
+row_unread(const CosidRowRead *read, Relation rel, Relation index, const char *why)
 {
-	Relation	rel = table_openrv(makeRangeVar("cosid", (char *) table, -1), AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(rel);
+	if (!read->soft)
+		elog(ERROR, "cosid.%s is not as cosid made it: %s", read->table, why);
+	if (index != NULL)
+		index_close(index, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	return COSID_ROW_UNREAD;
+}
+
+CosidRowFound
+cosid_row_by_key(const CosidRowRead *read, const char *key, Datum *values, bool *nulls,
+				 bool *later)
+{
+	Relation	rel;
 	Relation	index;
+	TupleDesc	desc;
+	AttrNumber	key_attno = InvalidAttrNumber;
+	AttrNumber *attnos;
+	int			nfirst = read->ncolumns - read->nlater;
+	int			nlater = 0;
+	Oid			pk;
 	ScanKeyData skey;
 	SysScanDesc scan;
+	Snapshot	snapshot;
 	HeapTuple	tup;
-	bool		found = false;
-	Oid			pk = cosid_rel_primary_key(rel);
+	CosidRowFound found = COSID_ROW_NONE;
 
-	if (!OidIsValid(pk))
-		elog(ERROR, "cosid.%s has no primary key", table);
+	Assert(read->nlater >= 0 && read->nlater <= read->ncolumns);
+	/* the scan would warn, or read the heap: SQL does neither */
+	if (read->soft && IgnoreSystemIndexes)
+		return COSID_ROW_UNREAD;
+	rel = table_openrv(makeRangeVar("cosid", (char *) read->table, -1), AccessShareLock);
+	desc = RelationGetDescr(rel);
+
+	/* the columns by name and type */
+	attnos = palloc0(sizeof(AttrNumber) * (read->ncolumns + 1));
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		if (att->attisdropped)
+			continue;
+		if (strcmp(NameStr(att->attname), read->key_column) == 0 && att->atttypid == TEXTOID)
+			key_attno = att->attnum;
+		for (int i = 0; i < read->ncolumns; i++)
+			if (strcmp(NameStr(att->attname), read->columns[i]) == 0 &&
+				att->atttypid == read->types[i])
+				attnos[i] = att->attnum;
+	}
+	for (int i = 0; i < read->ncolumns; i++)
+		if (attnos[i] != InvalidAttrNumber)
+			nlater += i < nfirst ? 0 : 1;
+		else if (i < nfirst)
+			return row_unread(read, rel, NULL,
+							  psprintf("no column \"%s\" of type %s", read->columns[i],
+									   format_type_be(read->types[i])));
+	if (nlater != 0 && nlater != read->nlater)
+		return row_unread(read, rel, NULL,
+						  psprintf("some of the columns from \"%s\" on, not all", read->columns[nfirst]));
+
+	/* the primary key: the key column alone, as text's = orders it */
+	pk = cosid_rel_primary_key(rel);
+	if (key_attno == InvalidAttrNumber || !OidIsValid(pk))
+		return row_unread(read, rel, NULL,
+						  psprintf("no primary key, or no text column \"%s\"", read->key_column));
 	index = index_open(pk, AccessShareLock);
 	if (IndexRelationGetNumberOfKeyAttributes(index) != 1 ||
-		TupleDescAttr(desc, index->rd_index->indkey.values[0] - 1)->atttypid != TEXTOID)
-		elog(ERROR, "the primary key of cosid.%s is not one text column", table);
-	ScanKeyInit(&skey, index->rd_index->indkey.values[0], BTEqualStrategyNumber, F_TEXTEQ,
-				CStringGetTextDatum(key));
-	/* the index's collation, which orders it */
-	skey.sk_collation = index->rd_indcollation[0];
-	scan = systable_beginscan(rel, RelationGetRelid(index), true, GetActiveSnapshot(), 1, &skey);
+		index->rd_index->indkey.values[0] != key_attno ||
+		index->rd_opfamily[0] != TEXT_BTREE_FAM_OID)
+		return row_unread(read, rel, index,
+						  psprintf("its primary key is not its text column \"%s\" alone, in text's btree operator family",
+								   read->key_column));
+
+	/*
+	 * As SQL would have read: fresh, a snapshot taken now (a parallel
+	 * worker's: its leader's); else the active one.
+	 */
+	if ((read->fresh && !IsInParallelMode()) || !ActiveSnapshotSet())
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+	else
+		snapshot = RegisterSnapshot(GetActiveSnapshot());
+	/* the index's collation, which orders it (a deterministic one: bytes) */
+	ScanKeyEntryInitialize(&skey, 0, key_attno, BTEqualStrategyNumber, InvalidOid,
+						   index->rd_indcollation[0], F_TEXTEQ, CStringGetTextDatum(key));
+	/* by the index, but in a session that ignores system indexes (not soft) */
+	scan = systable_beginscan(rel, RelationGetRelid(index), true, snapshot, 1, &skey);
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
 	{
-		for (int i = 0; i < ncolumns; i++)
+		for (int i = 0; i < read->ncolumns; i++)
 		{
-			int			a;
-			Form_pg_attribute att = NULL;
+			Form_pg_attribute att;
 
-			for (a = 0; a < desc->natts; a++)
+			if (attnos[i] == InvalidAttrNumber)
 			{
-				att = TupleDescAttr(desc, a);
-				if (!att->attisdropped && strcmp(NameStr(att->attname), columns[i]) == 0)
-					break;
+				values[i] = (Datum) 0;
+				nulls[i] = true;
+				continue;
 			}
-			if (a == desc->natts)
-				elog(ERROR, "cosid.%s has no column \"%s\"", table, columns[i]);
-			values[i] = heap_getattr(tup, a + 1, desc, &nulls[i]);
-			/* a copy, detoasted while the snapshot is active */
+			att = TupleDescAttr(desc, attnos[i] - 1);
+			values[i] = heap_getattr(tup, attnos[i], desc, &nulls[i]);
+			/* a copy, detoasted with the snapshot it was read with */
 			if (!nulls[i] && att->attlen == -1)
 				values[i] = PointerGetDatum(PG_DETOAST_DATUM_COPY(values[i]));
 			else if (!nulls[i])
 				values[i] = datumCopy(values[i], att->attbyval, att->attlen);
 		}
-		found = true;
+		found = COSID_ROW_FOUND;
 	}
 	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
 	/* held until the transaction ends, as a statement's */
 	index_close(index, NoLock);
 	table_close(rel, NoLock);
+	pfree(attnos);
+	if (later != NULL)
+		*later = nlater != 0;
 	return found;
 }
 

@@ -132,15 +132,52 @@ extern void cosid_end_as_role(CosidAsRole *as);
 extern Oid	cosid_rel_owner(Oid relid);
 
 /*
- * Whether table cosid.<table> has a row whose primary key, one text column,
- * is key, read by that index with the active snapshot (what a read-only SPI
- * query sees); the values of its columns named in columns (ncolumns of
- * them) copied into values and nulls.  No SQL: for the reads that run at
- * every cosid_define.
+ * What cosid_row_by_key reads, and how: a table of cosid whose primary key
+ * is one text column, and the columns to copy out of a row, found by name
+ * and type.  The last nlater of them came together with an update of
+ * cosid: a table from before it has none of them (read as NULL).
  */
-extern bool cosid_row_by_key(const char *table, const char *key,
-							 const char *const *columns, int ncolumns,
-							 Datum *values, bool *nulls);
+typedef struct CosidRowRead
+{
+	const char *table;			/* cosid.<table> */
+	const char *key_column;		/* its primary key: this text column, text's
+								 * default btree operator family */
+	int			ncolumns;
+	const char *const *columns;
+	const Oid  *types;			/* each column's type */
+	int			nlater;
+	/*
+	 * The snapshot: fresh, one taken now (what a statement of its own would
+	 * see; a parallel worker's leader's); else the active one (what the
+	 * running statement sees), or one taken now when none is active.
+	 */
+	bool		fresh;
+	/*
+	 * A table not as cosid made it (no such primary key, a column missing
+	 * or of another type, some later columns but not all), or a session
+	 * that ignores system indexes: COSID_ROW_UNREAD, no lock kept (soft);
+	 * else an internal error (the second case reads the heap).
+	 */
+	bool		soft;
+} CosidRowRead;
+
+typedef enum CosidRowFound
+{
+	COSID_ROW_NONE,				/* no row of that key */
+	COSID_ROW_FOUND,			/* values and nulls hold its columns */
+	COSID_ROW_UNREAD			/* soft, and the table is not as expected */
+} CosidRowFound;
+
+/*
+ * The row of cosid.<read->table> whose primary key is key, read by that
+ * index, no SQL: for the reads at every cosid_define and at a generator's
+ * first call in a session.  Its columns are copied (detoasted while the
+ * snapshot is registered) into values and nulls; *later (when not NULL):
+ * whether the table has the later columns.  The table and index stay
+ * locked (AccessShareLock) until the transaction ends, as a statement's.
+ */
+extern CosidRowFound cosid_row_by_key(const CosidRowRead *read, const char *key,
+									  Datum *values, bool *nulls, bool *later);
 
 /* A sequence's increment (its pg_sequence row). */
 extern int64 cosid_sequence_increment(Oid seqid);
