@@ -13,8 +13,9 @@
  * docs/operations.md, "Several servers"): no other role can take, renew or release it.
  *
  * Every new window end is recorded in the store (lease_renew) before
- * backends may use it, which also extends the lease; a third of the TTL
- * after the last renewal the same end is recorded again.  While the store is
+ * backends may use it, which also extends the lease; half the TTL after
+ * the last renewal (slot.h, COSID_LEASE_RENEW_PART) the same end is
+ * recorded again.  While the store is
  * away, ids are issued until the window ends, then 55000; the source
  * tries again after the back-off of core/backoff.h (the one the segment
  * fetches use), logs a failure at that scheme's rate, and issuing resumes.
@@ -354,11 +355,11 @@ static bool
 lease_renewal_due(int64 now_ms)
 {
 	return renewed == 0 ||
-		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
+		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / COSID_LEASE_RENEW_PART;
 }
 
 /*
- * The lead of a new window end (slot.h): a third of the TTL and the renewal
+ * The lead of a new window end (slot.h): half the TTL and the renewal
  * margin, so a busy server's extension is the renewal its lease needs anyway,
  * up to COSID_LEASE_LEAD_MAX_MS; kept COSID_LEASE_LEAD_MARGIN_MS inside
  * what the store takes (the TTL and a second ahead of its clock) from the
@@ -373,7 +374,7 @@ static int64
 lease_lead_ms(int64 ahead_ms)
 {
 	int64		ttl_ms = (int64) cosid_lease_ttl * 1000;
-	int64		lead = Min(ttl_ms / 3 + COSID_WINDOW_RENEW_MS, COSID_LEASE_LEAD_MAX_MS);
+	int64		lead = Min(ttl_ms / COSID_LEASE_RENEW_PART + COSID_WINDOW_RENEW_MS, COSID_LEASE_LEAD_MAX_MS);
 
 	if (!offset_known)
 		return COSID_WINDOW_LEAD_MS;
