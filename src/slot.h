@@ -63,7 +63,9 @@ extern bool cosid_citus_slot_mode(void);
 /*
  * A leased slot renews its lease every TTL / COSID_LEASE_RENEW_PART
  * (slot_lease.c): half the TTL, so a lease outlives a store that stops
- * answering by at least half its TTL, retries included.  (A third until
+ * answering by about half its TTL (less the time of the call and of a
+ * turn); a call made while the lease lives gives up after half the time
+ * it has left, so a call never answered leaves time to retry.  (A third until
  * the fleet measurements of issue 31: what a store spends goes with the
  * number of calls, each a synchronous commit, so 1,024 servers cost it a
  * third less CPU.)  Its lead is that part of the TTL
@@ -81,6 +83,11 @@ extern bool cosid_citus_slot_mode(void);
  */
 #define COSID_LEASE_RENEW_PART		2
 #define COSID_LEASE_LEAD_MAX_MS		6000
+/*
+ * While a lease lives, a call to the store ends by half the time it has
+ * left, at least this (slot_lease.c, limit_to_lease).
+ */
+#define COSID_LEASE_CALL_MIN_MS		500
 #define COSID_LEASE_LEAD_MARGIN_MS	500
 
 /*

@@ -127,8 +127,8 @@ is( $h->safe_psql('postgres', q{
 is( $h->safe_psql('postgres', qq{
 		SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> $slot) FROM ids}),
 	'0', 'all of them carry the same slot');
-like( $h->safe_psql('postgres', q{
-		SELECT state, slot, store_connected, last_renewal > now() - interval '2 seconds' FROM cosid_slot()}),
+like( $h->safe_psql('postgres', qq{
+		SELECT state, slot, store_connected, last_renewal > now() - interval '@{[renewal_slack_ms($ttl)]} milliseconds' FROM cosid_slot()}),
 	qr/^active\|$slot\|t\|t$/, 'cosid_slot(): the same slot, connected again, renewing');
 my $hinst = $h->safe_psql('postgres', 'SELECT instance FROM cosid_slot()');
 my $max_ms = $h->safe_psql('postgres',

@@ -695,7 +695,7 @@ sub run_pg_upgrade
 
 # ---- the slot worker's timing constants
 
-push @EXPORT, qw(slot_constant lease_lead_ms);
+push @EXPORT, qw(slot_constant lease_lead_ms renewal_slack_ms);
 
 # A constant #defined in src/slot.h (the copy next to the test files,
 # $COSID_SRC, else the checkout's), so that a test's bounds follow the
@@ -713,6 +713,15 @@ sub slot_constant
 		return $1 + 0 if $line =~ /^#define\s+\Q$name\E\s+(\d+)\s*$/;
 	}
 	die "no #define $name in $file";
+}
+
+# How long ago a healthy leased slot renewed at most (cosid_slot()'s
+# last_renewal): the part of the TTL it renews at (src/slot.h), and a second
+# for the turn and the call.
+sub renewal_slack_ms
+{
+	my ($ttl_s) = @_;
+	return int($ttl_s * 1000 / slot_constant('COSID_LEASE_RENEW_PART')) + 1000;
 }
 
 # The lead of a leased slot's window once the clocks' offset is known
