@@ -8,12 +8,16 @@
  * (100 ms): without a slot it acquires one (the previous holder's window end
  * is where its window starts); then it records a window end when the window
  * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
- * demand: "busy"; new end = max(now, start) + the lease source's lead, a third
- * of the TTL and 700 ms, at most 4 s, after the first renewal; 1 s before) or
- * when a renewal is due (a third of the TTL after the last one).  So a busy
- * server renews about every third of the TTL (at most 3.3 s: the turn after
- * less than 700 ms are left), as an idle one does (until 1.4's longer lead a
- * busy one renewed every 300 ms: --lead-ms 1000).  A failed call
+ * demand: "busy"; new end = max(now, start) + the lease source's lead, half
+ * the TTL and 700 ms, at most 6 s, after the first renewal; 1 s before) or
+ * when a renewal is due (half the TTL after the last one).  So a busy server
+ * renews about every half TTL (at most 5 s: the turn after less than 700 ms
+ * are left), as an idle one does (until 1.4's longer lead a busy one renewed
+ * every 300 ms: --lead-ms 1000; 1.4 before the fleet measurements renewed
+ * every third of the TTL).  The worker's constants (COSID_WINDOW_RENEW_MS,
+ * COSID_WINDOW_LEAD_MS, COSID_LEASE_RENEW_PART, COSID_LEASE_LEAD_MAX_MS,
+ * COSID_LEASE_LEAD_MARGIN_MS) come from src/slot.h: bench/fleet.sh passes
+ * them with -D.  A failed call
  * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
  * acquired again.  With --segments R, virtual servers also take R segment
  * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
@@ -53,10 +57,15 @@
 #include "libpq-fe.h"
 
 #define TURN_MS 100
-#define RENEW_MS 700
-#define LEAD_MS 1000
-#define LEASE_LEAD_MAX_MS 4000
-#define LEASE_LEAD_MARGIN_MS 500
+#if !defined(COSID_WINDOW_RENEW_MS) || !defined(COSID_WINDOW_LEAD_MS) || \
+	!defined(COSID_LEASE_RENEW_PART) || !defined(COSID_LEASE_LEAD_MAX_MS) || \
+	!defined(COSID_LEASE_LEAD_MARGIN_MS)
+#error "build with the worker's constants from src/slot.h (bench/fleet.sh passes them)"
+#endif
+#define RENEW_MS COSID_WINDOW_RENEW_MS
+#define LEAD_MS COSID_WINDOW_LEAD_MS
+#define LEASE_LEAD_MAX_MS COSID_LEASE_LEAD_MAX_MS
+#define LEASE_LEAD_MARGIN_MS COSID_LEASE_LEAD_MARGIN_MS
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 2000
 #define STORE_TIMEOUT_MS 5000
@@ -385,14 +394,14 @@ turn(Holder *h, int64_t now)
 		lead = LEAD_MS;
 	else
 	{
-		lead = (int64_t) ttl_s * 1000 / 3 + RENEW_MS;
+		lead = (int64_t) ttl_s * 1000 / COSID_LEASE_RENEW_PART + RENEW_MS;
 		lead = lead < LEASE_LEAD_MAX_MS ? lead : LEASE_LEAD_MAX_MS;
 		room = (int64_t) ttl_s * 1000 + 1000 - (h->store_offset > 0 ? h->store_offset : 0)
 			- (h->start > now ? h->start - now : 0) - LEASE_LEAD_MARGIN_MS;
 		lead = lead < room ? lead : room;
 		lead = lead > LEAD_MS ? lead : LEAD_MS;
 	}
-	if (!extend && !(now - h->renewed >= (int64_t) ttl_s * 1000 / 3))
+	if (!extend && !(now - h->renewed >= (int64_t) ttl_s * 1000 / COSID_LEASE_RENEW_PART))
 	{
 		if (h->segment_due)
 		{

@@ -13,7 +13,7 @@ set logscale x 2
 set xtics ("64" 64, "256" 256, "1024" 1024)
 set xrange [48:1400]
 set grid ytics lc rgb "#e2e2e2"
-set xlabel "holders (busy: a renewal every third of the TTL, 3.3 s; 1.3: every 300 ms)"
+set xlabel "holders (busy: a renewal every half TTL, 5 s; 1.3: every 300 ms)"
 set multiplot layout 1,2 title chart_title font "sans,13"
 set ylabel "store CPU, % of one core"
 set yrange [0:*]

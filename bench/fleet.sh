@@ -9,8 +9,8 @@
 # worker's protocol (its statements are read from src/slot_lease.c and
 # src/segment.c by bench/fleet_sql.py, sent as the worker sends them) and
 # following its timing: "busy" servers (ids issued all the time) record a new
-# window end every TTL / 3 or so (the lease source's lead: a third of the TTL
-# and 700 ms, at most 4 s), "idle" ones renew every TTL / 3.  Beside them two
+# window end every TTL / 2 or so (the lease source's lead: half the TTL and
+# 700 ms, at most 6 s), "idle" ones renew every TTL / 2.  Beside them two
 # real cosid servers lease slots of the same namespace from the same store
 # (through PgBouncer too), under a light pgbench load (20 ids a second each);
 # each row says whether they held their slots to the end.  The store is
@@ -42,8 +42,8 @@
 #                               longest time a busy holder's window stayed
 #                               closed (stall_max_ms: no id could be issued)
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
-#                               instead of the lease source's (a third of the
-#                               TTL and 700 ms, at most 4 s; renewed when less
+#                               instead of the lease source's (half the
+#                               TTL and 700 ms, at most 6 s; renewed when less
 #                               than BENCH_FLEET_RENEW_MS, 700, is left): 1000
 #                               is what a busy server did before 1.4 (a
 #                               renewal every 300 ms)
@@ -96,7 +96,9 @@ cleanup() {
 trap cleanup EXIT
 
 # the simulator, and the worker's statements
-cc -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -I"$("$PG_CONFIG" --includedir)" "$BENCH/fleet.c" \
+# the worker's timing constants, from src/slot.h
+WORKER_CONSTS=$(awk '$1 == "#define" && $2 ~ /^COSID_(WINDOW_RENEW_MS|WINDOW_LEAD_MS|LEASE_RENEW_PART|LEASE_LEAD_MAX_MS|LEASE_LEAD_MARGIN_MS)$/ { printf "-D%s=%s ", $2, $3 }' "$REPO/src/slot.h")
+cc -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra $WORKER_CONSTS -I"$("$PG_CONFIG" --includedir)" "$BENCH/fleet.c" \
 	-L"$("$PG_CONFIG" --libdir)" -Wl,-rpath,"$("$PG_CONFIG" --libdir)" -lpq -o "$WORK/fleet"
 python3 "$BENCH/fleet_sql.py" "$REPO" >"$WORK/fleet.sql"
 head -4 "$WORK/fleet.sql" | sed 's/^/  statement: /'

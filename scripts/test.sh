@@ -500,10 +500,11 @@ if [ ${#per_version[@]} -gt 0 ]; then
 		PREFIX=pg$v/
 		# each version gets its own copy of the test files and outputs (and of
 		# README.md and docs/, whose marked blocks test/t/071_migrations.pl
-		# runs and whose Cookbook python/readme_test.py reads)
+		# runs and whose Cookbook python/readme_test.py reads, and of
+		# src/slot.h, whose timing constants the lease tests read)
 		VW=$WORK/pg$v
 		mkdir -p "$VW"
-		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$REPO/docs" "$VW/"
+		cp -r "$REPO/sql" "$REPO/expected" "$REPO/test" "$REPO/README.md" "$REPO/docs" "$VW/" && mkdir -p "$VW/src" && cp "$REPO/src/slot.h" "$VW/src/"
 		[ "$(id -u)" -ne 0 ] || chown -R postgres:postgres "$VW"
 		for s in "${per_version[@]}"; do
 			echo "==== pg$v/$s ($("$PG_CONFIG" --version))"

@@ -13,8 +13,9 @@
  * docs/operations.md, "Several servers"): no other role can take, renew or release it.
  *
  * Every new window end is recorded in the store (lease_renew) before
- * backends may use it, which also extends the lease; a third of the TTL
- * after the last renewal the same end is recorded again.  While the store is
+ * backends may use it, which also extends the lease; half the TTL after
+ * the last renewal (slot.h, COSID_LEASE_RENEW_PART) the same end is
+ * recorded again.  While the store is
  * away, ids are issued until the window ends, then 55000; the source
  * tries again after the back-off of core/backoff.h (the one the segment
  * fetches use), logs a failure at that scheme's rate, and issuing resumes.
@@ -247,6 +248,30 @@ ttl_text(char *buf, size_t len)
 	snprintf(buf, len, "%d seconds", cosid_lease_ttl);
 }
 
+/*
+ * While we hold a lease the store renewed, a call to the store (and the
+ * connection made for it) ends by half the time the lease has left
+ * (COSID_STORE_TIMEOUT_MS at most, COSID_LEASE_CALL_MIN_MS at least): a
+ * call the store never answers (a partition that drops packets, a store
+ * that hangs) then leaves time to connect again and renew before the lease
+ * expires, which a renewal every half TTL with the full timeout would not
+ * (at TTL 10 s: due 5 s after the last, given up at 7.5 s, not 10 s).
+ * Without a lease, or once it has expired, the full timeout: nothing is left
+ * to protect, and a store slower than the short limit must still be able to
+ * answer.
+ */
+static void
+limit_to_lease(void)
+{
+	int64		now = cosid_monotonic_ms();
+	int64		left = renewed + (int64) cosid_lease_ttl * 1000 - now;
+
+	if (token[0] == '\0' || renewed == 0 || left <= 0)
+		cosid_store_limit(0);
+	else
+		cosid_store_limit(now + Max(left / 2, COSID_LEASE_CALL_MIN_MS));
+}
+
 /* ---------- the source ---------- */
 
 /* This server's instance id: the setting, or system identifier, host and port. */
@@ -287,7 +312,9 @@ lease_poll(void)
 		return false;
 	if (conn != NULL)
 		return true;
+	limit_to_lease();
 	conn = cosid_store_connect(cosid_lease_store, err, sizeof(err), &untrusted);
+	cosid_store_limit(0);
 	if (conn == NULL)
 	{
 		lease_failed(untrusted ? FAILED_UNTRUSTED : FAILED_CONNECT, -1, err);
@@ -354,11 +381,11 @@ static bool
 lease_renewal_due(int64 now_ms)
 {
 	return renewed == 0 ||
-		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / 3;
+		cosid_monotonic_ms() - renewed >= (int64) cosid_lease_ttl * 1000 / COSID_LEASE_RENEW_PART;
 }
 
 /*
- * The lead of a new window end (slot.h): a third of the TTL and the renewal
+ * The lead of a new window end (slot.h): half the TTL and the renewal
  * margin, so a busy server's extension is the renewal its lease needs anyway,
  * up to COSID_LEASE_LEAD_MAX_MS; kept COSID_LEASE_LEAD_MARGIN_MS inside
  * what the store takes (the TTL and a second ahead of its clock) from the
@@ -373,7 +400,7 @@ static int64
 lease_lead_ms(int64 ahead_ms)
 {
 	int64		ttl_ms = (int64) cosid_lease_ttl * 1000;
-	int64		lead = Min(ttl_ms / 3 + COSID_WINDOW_RENEW_MS, COSID_LEASE_LEAD_MAX_MS);
+	int64		lead = Min(ttl_ms / COSID_LEASE_RENEW_PART + COSID_WINDOW_RENEW_MS, COSID_LEASE_LEAD_MAX_MS);
 
 	if (!offset_known)
 		return COSID_WINDOW_LEAD_MS;
@@ -420,10 +447,12 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	snprintf(slot_s, sizeof(slot_s), "%d", slot);
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
+	limit_to_lease();
 	res = lease_run("SELECT pg_catalog.date_part('epoch', "
 					"cosid.lease_renew($1::pg_catalog.text, $2::pg_catalog.int4, "
 					"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8, $6::pg_catalog.interval))",
 					6, types, params, err, sizeof(err), sqlstate, &lost);
+	cosid_store_limit(0);
 	if (res != NULL)
 	{
 		if (PQntuples(res) == 1 && PQnfields(res) == 1 && !PQgetisnull(res, 0, 0))

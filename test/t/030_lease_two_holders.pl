@@ -112,8 +112,8 @@ is( $store->safe_psql('postgres', q{
 # ---- the lease stayed healthy under load
 for my $i (0, 1)
 {
-	like( $holders[$i]->safe_psql('postgres', q{
-			SELECT state, store_connected, renewals > 0, last_renewal > now() - interval '2 seconds',
+	like( $holders[$i]->safe_psql('postgres', qq{
+			SELECT state, store_connected, renewals > 0, last_renewal > now() - interval '@{[renewal_slack_ms(3)]} milliseconds',
 				   renewal_failures
 			FROM cosid_slot()}),
 		qr/^active\|t\|t\|t\|0$/,

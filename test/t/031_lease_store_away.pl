@@ -1,6 +1,6 @@
 # The lease store goes away for 2 x TTL.  The holder keeps issuing until the
 # end of the window it last made durable in the store (at most its lead
-# ahead: a third of the TTL and 700 ms, here 1.7 s),
+# ahead: half the TTL and 700 ms, here 2.2 s; src/slot.h),
 # then fails with 55000 and a message saying the lease could not be renewed
 # (and why); cosid_slot() shows the store disconnected and the last error.
 # When the store is back, issuing resumes within a few seconds, with ids
@@ -14,10 +14,10 @@ use Time::HiRes qw(usleep);
 use CosidTest;
 
 my $ttl = 3;
-# the leased slot's window lead (slot.h: a third of the TTL and
-# COSID_WINDOW_RENEW_MS, at most COSID_LEASE_LEAD_MAX_MS; the clocks agree)
-my $lead_ms = $ttl * 1000 / 3 + 700;
-$lead_ms = 4000 if $lead_ms > 4000;
+# the leased slot's window lead (src/slot.h: the part of the TTL a lease is
+# renewed at and COSID_WINDOW_RENEW_MS, at most COSID_LEASE_LEAD_MAX_MS; the
+# clocks agree)
+my $lead_ms = lease_lead_ms($ttl);
 my $store = lease_store('store');
 my $h = cosid_node('holder', conf => lease_conf($store, ttl => $ttl));
 $h->safe_psql('postgres', q{
@@ -127,8 +127,8 @@ is( $h->safe_psql('postgres', q{
 is( $h->safe_psql('postgres', qq{
 		SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> $slot) FROM ids}),
 	'0', 'all of them carry the same slot');
-like( $h->safe_psql('postgres', q{
-		SELECT state, slot, store_connected, last_renewal > now() - interval '2 seconds' FROM cosid_slot()}),
+like( $h->safe_psql('postgres', qq{
+		SELECT state, slot, store_connected, last_renewal > now() - interval '@{[renewal_slack_ms($ttl)]} milliseconds' FROM cosid_slot()}),
 	qr/^active\|$slot\|t\|t$/, 'cosid_slot(): the same slot, connected again, renewing');
 my $hinst = $h->safe_psql('postgres', 'SELECT instance FROM cosid_slot()');
 my $max_ms = $h->safe_psql('postgres',

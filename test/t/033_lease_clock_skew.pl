@@ -1,11 +1,11 @@
 # Clock skew between holders of one slot, and holders whose clocks run too
 # far ahead of the lease store (libfaketime).
 #
-# 1. Skew within the TTL (TTL 8 s, old holders 6 s ahead): two old holders
-#    issue ids about 6 s ahead of the real clock; the store records their
+# 1. Skew within the TTL (TTL 12 s, old holders 10 s ahead): two old holders
+#    issue ids about 10 s ahead of the real clock; the store records their
 #    window ends.  One is stopped cleanly, the other killed with kill -9 (its
 #    lease then expires after the TTL).  New holders of their slots (one with
-#    a correct clock, one 5 s behind) start their windows at the end the old
+#    a correct clock, one 8 s behind) start their windows at the end the old
 #    holder recorded: until their clocks pass it, cosid_next fails with 55000
 #    ("behind the start of this server's slot window"), and no id at or
 #    below the old holder's is ever returned.  Meanwhile each new holder
@@ -36,8 +36,14 @@ use CosidTest;
 
 plan skip_all => 'libfaketime is not installed' unless faketime_lib();
 
-my $ttl = 8;
-my $skew_s = 6;
+# A call waits up to the longest lead (src/slot.h, COSID_LEASE_LEAD_MAX_MS:
+# 6 s) for a window that starts ahead of its clock, and fails beyond that:
+# the new holders start more than that behind the old holders' ends (the
+# correct clock after a clean stop: the skew less its start; the one behind:
+# that and the half second the old end may be past its lease's expiry).
+my $ttl = 12;
+my $skew_s = 10;
+my $behind_s = 8;
 my $store = lease_store('store');
 
 sub setup
@@ -89,7 +95,7 @@ sub id_ms
 
 # ======== 1. skew within the TTL
 
-# ---- the old holders, 6 s ahead
+# ---- the old holders, $skew_s s ahead
 my @old;
 for my $i (0, 1)
 {
@@ -99,9 +105,9 @@ for my $i (0, 1)
 	is(wait_for_lease($node), $i, "old holder $i (clock +${skew_s} s) leases slot $i");
 	push @old, $node;
 }
-# the new holders are made now, started later: new1's clock is 5 s behind
+# the new holders are made now, started later: new1's clock is $behind_s s behind
 my @new = map { cosid_node("new$_", conf => lease_conf($store, ttl => $ttl), no_start => 1) } (0, 1);
-my @new_offset_ms = (0, -5000);
+my @new_offset_ms = (0, -$behind_s * 1000);
 
 my (@old_max, @old_max_ms);
 for my $i (0, 1)
@@ -147,7 +153,7 @@ sub window_start_is
 }
 window_start_is(0);
 
-# ---- poll the new holders until they issue; round 2's starts (5 s behind)
+# ---- poll the new holders until they issue; round 2's starts ($behind_s s behind)
 # once the killed holder's lease has expired
 my @st = map { { errors => 0, unexpected => 0, ids => [], first_ms => undef, lease_lost => 0 } } (0, 1);
 my $new1_started = 0;
@@ -157,10 +163,10 @@ while (now_ms() < $deadline && grep { !defined $_->{first_ms} } @st)
 	if (!$new1_started && (lease_row(1))[2] eq 'f')
 	{
 		note('round 2: the dead lease of slot 1 expired ' . (now_ms() - $t_kill) . ' ms after the kill');
-		start_faked($new[1], offset => '-5s');
+		start_faked($new[1], offset => "-${behind_s}s");
 		setup($new[1]);
 		is(wait_for_lease($new[1]), '1',
-			'round 2: the new holder (clock 5 s behind) takes slot 1, the dead holder\'s, once its lease expired');
+			"round 2: the new holder (clock $behind_s s behind) takes slot 1, the dead holder's, once its lease expired");
 		window_start_is(1);
 		$new1_started = 1;
 	}

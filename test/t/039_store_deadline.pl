@@ -19,6 +19,12 @@
 #    found its connection dead waited 5 s more to connect again): about 20 s.
 #    The next statement (after the 100 ms back-off of the one failure the
 #    store was waited for) waits a deadline of its own.
+# 3. A renewal that gets no answer gives up in time.  A lease-mode server
+#    (TTL 4 s) renews; the store is stopped (SIGSTOP) right after.  The next
+#    renewal, due half the TTL later, gives up after half the time its lease
+#    has left, before the lease expires (with the full 5 s deadline it gave
+#    up after: 1.4 renews every half TTL), and once the store is back the
+#    server renews again and holds its slot.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -144,8 +150,8 @@ my $next;
 ok(poll_until(20, sub { ($next) = psql_error($node, 'postgres', q{SELECT cosid_next('seg')}); !defined $next }, 200),
 	'with the store answering again, the segment generator issues');
 ok( poll_until(20, sub {
-		$node->safe_psql('postgres', q{
-			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '2 seconds'
+		$node->safe_psql('postgres', qq{
+			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '@{[renewal_slack_ms(3)]} milliseconds'
 			FROM cosid_slot()}) eq 't'
 	}, 200),
 	'and the slot worker renews its lease');
@@ -216,5 +222,48 @@ ok(poll_until(20, sub { ($next) = psql_error($f, 'postgres', q{SELECT cosid_next
 	'with the store answering again, the generator issues');
 
 $f->stop;
+
+# ======== 3. a renewal gives up in time to renew again before its lease expires
+
+my $lttl = 4;
+my $l = cosid_node('leaser', conf => lease_conf($store, ttl => $lttl, extra => ["cosid.namespace = 'ns039l'"]));
+$l->safe_psql('postgres', 'CREATE EXTENSION cosid');
+ok(defined wait_for_lease($l), 'part 3: a lease-mode server holds a slot');
+my $renewal_ms = sub {
+	return $l->safe_psql('postgres',
+		'SELECT (extract(epoch FROM last_renewal) * 1000)::bigint || \'|\' || renewal_failures FROM cosid_slot()');
+};
+my ($r0) = split /\|/, $renewal_ms->();
+my ($last, $failures0);
+ok(poll_until(20, sub { ($last, $failures0) = split /\|/, $renewal_ms->(); $last ne $r0 }, 20),
+	'part 3: it renews');
+@stopped = ($store->{_pid}, child_pids($store->{_pid}));
+kill('STOP', @stopped) or die "could not stop the store: $!";
+my $t_fail;
+poll_until(15, sub {
+	my (undef, $n) = split /\|/, $renewal_ms->();
+	return 0 if $n == $failures0;
+	$t_fail = now_ms();
+	return 1;
+}, 50);
+kill('CONT', @stopped);
+ok(defined $t_fail, 'part 3: with the store stopped, a renewal fails');
+my $after = defined $t_fail ? $t_fail - $last : -1;
+note("part 3: the renewal due half the TTL after the last one gave up $after ms after it");
+# due half the TTL after the last renewal (src/slot.h), it gives up after
+# half the time the lease has left (slot_lease.c, limit_to_lease): about
+# 3/4 of the TTL, before the lease expires; with the full deadline (5 s),
+# after it
+cmp_ok($after, '>=', $lttl * 1000 / slot_constant('COSID_LEASE_RENEW_PART') - 200,
+	'part 3: not before the renewal was due');
+cmp_ok($after, '<', $lttl * 1000 - 300, 'part 3: and before its lease expired, so that a retry can renew it');
+ok( poll_until(20, sub {
+		$l->safe_psql('postgres', qq{
+			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '@{[renewal_slack_ms($lttl)]} milliseconds'
+			FROM cosid_slot()}) eq 't'
+	}, 200),
+	'part 3: with the store back, it renews again');
+is($l->safe_psql('postgres', 'SELECT slot IS NOT NULL FROM cosid_slot()'), 't', 'part 3: and holds its slot');
+$l->stop;
 $store->stop;
 done_testing();

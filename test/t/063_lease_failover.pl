@@ -10,7 +10,8 @@
 #  on   cosid.promote_above_replayed = on (ALTER SYSTEM + reload on the
 #       standby before promotion): every id issued after promotion is above
 #       every id of the old primary that reached the standby; until its clock
-#       passes the highest window end it replayed it answers 55000.
+#       passes the highest window end it replayed a call waits (up to the
+#       longest lead, src/slot.h) or answers 55000.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

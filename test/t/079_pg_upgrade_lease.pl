@@ -116,9 +116,12 @@ for my $f (grep { -f "$old_state/$_" } readdir $dh)
 }
 closedir $dh;
 
-# started with its clock 5 s behind the old server's last ids
+# started with its clock behind the old server's last ids by 2 s more than a
+# call waits for a window that starts ahead of the clock (src/slot.h,
+# COSID_LEASE_LEAD_MAX_MS: the longest lead), so that a call is refused
+my $behind_ms = slot_constant('COSID_LEASE_LEAD_MAX_MS') + 2000;
 my $offset_file = $new->basedir . '/faketime.rc';
-set_fake_offset($offset_file, sprintf('%.3f', ($last_issue_ms - 5000 - now_ms()) / 1000));
+set_fake_offset($offset_file, sprintf('%.3f', ($last_issue_ms - $behind_ms - now_ms()) / 1000));
 start_faked($new, offset_file => $offset_file);
 ok(!-e "$state_dir/upgraded" && !-e "$state_dir/upgrade.manifest",
 	'the marker and the manifest are gone once the state was taken');

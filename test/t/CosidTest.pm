@@ -692,4 +692,52 @@ sub run_pg_upgrade
 	return ($ret, $stdout, $stderr);
 }
 
+
+# ---- the slot worker's timing constants
+
+push @EXPORT, qw(slot_constant lease_lead_ms renewal_slack_ms);
+
+# A constant #defined in src/slot.h (the copy next to the test files,
+# $COSID_SRC, else the checkout's), so that a test's bounds follow the
+# worker's timing; dies when there is none.
+sub slot_constant
+{
+	my ($name) = @_;
+	my @tries = ((defined $ENV{COSID_SRC} ? ($ENV{COSID_SRC}) : ()),
+		File::Basename::dirname(__FILE__) . '/../..');
+	my ($file) = grep { -f $_ } map { "$_/src/slot.h" } @tries;
+	die 'no src/slot.h (looked in ' . join(', ', @tries) . ')' unless defined $file;
+	open(my $fh, '<', $file) or die "could not read $file: $!";
+	while (my $line = <$fh>)
+	{
+		return $1 + 0 if $line =~ /^#define\s+\Q$name\E\s+(\d+)\s*$/;
+	}
+	die "no #define $name in $file";
+}
+
+# How long ago a healthy leased slot renewed at most (cosid_slot()'s
+# last_renewal): the part of the TTL it renews at (src/slot.h), and a second
+# for the turn and the call.
+sub renewal_slack_ms
+{
+	my ($ttl_s) = @_;
+	return int($ttl_s * 1000 / slot_constant('COSID_LEASE_RENEW_PART')) + 1000;
+}
+
+# The lead of a leased slot's window once the clocks' offset is known
+# (src/slot_lease.c, lease_lead_ms; the clocks agree): the part of the TTL
+# it renews at and COSID_WINDOW_RENEW_MS, at most COSID_LEASE_LEAD_MAX_MS,
+# at least COSID_WINDOW_LEAD_MS.
+sub lease_lead_ms
+{
+	my ($ttl_s) = @_;
+	my $lead = int($ttl_s * 1000 / slot_constant('COSID_LEASE_RENEW_PART'))
+	  + slot_constant('COSID_WINDOW_RENEW_MS');
+	my $max = slot_constant('COSID_LEASE_LEAD_MAX_MS');
+	my $min = slot_constant('COSID_WINDOW_LEAD_MS');
+	$lead = $max if $lead > $max;
+	$lead = $min if $lead < $min;
+	return $lead;
+}
+
 1;
