@@ -26,7 +26,17 @@
 #                against CREATE SEQUENCE, one statement a transaction:
 #                pgbench -c 1 -t with a script file, every transaction's
 #                latency from its per-transaction log (-l): from the client
-#                over the socket and back, commit included
+#                over the socket and back, commit included.  Both in the
+#                same database (in one database: gens), so that both make
+#                their relation's file in the same directory.  On ext4 a
+#                new file's inode comes from its directory's block group,
+#                and for a minute or more after many files were deleted
+#                there (an earlier bench server, a test run) each new file
+#                costs a scan past the recently deleted inodes (perf:
+#                find_inode_bit and recently_deleted, 10% of a define in
+#                one run, none in the next): measured in two databases,
+#                that cost fell on one side only, and the ratio swung from
+#                1.4 x to 4.3 x between runs of the same build.
 #   first call   the first call of a random generator in a session
 #                (snowflake: cosid_next; segment: cosid_next_text, the
 #                invoice number's text) against the first nextval of a
@@ -370,7 +380,7 @@ for kind in $KINDS; do
 			if [ "$L" = 1 ]; then
 				measure_hot
 				read -r hot_ns seq_hot_ns <"$WORK/hot"
-				for p in $(seq 0 $((PARTS - 1))); do measure_define gens seqs "$kind" "$WORK/dg" "$WORK/ds" "$p"; done
+				for p in $(seq 0 $((PARTS - 1))); do measure_define gens gens "$kind" "$WORK/dg" "$WORK/ds" "$p"; done
 				for p in $(seq 0 $((PARTS - 1))); do measure_first gens seqs "$kind" "$WORK/fg" "$WORK/fs" "$p"; done
 				measure_long gens seqs "$kind" "$WORK/lg" "$WORK/ls"
 			else
@@ -415,7 +425,7 @@ REPORT=$WORK/report.tsv
 
 echo
 echo "== many generators (PostgreSQL $("$PGBIN/postgres" -V | sed -E 's/^[^0-9]*([0-9.]+).*/\1/'), cosid.max_generators at its default): medians, cosid / sequence = ratio"
-echo "   define: cosid_define / CREATE SEQUENCE with n of them in the database (one statement a transaction, pgbench latency)"
+echo "   define: cosid_define / CREATE SEQUENCE, both in the database of the n generators (one statement a transaction, pgbench latency)"
 echo "   first: a random one's first cosid_next$([[ " $KINDS " == *" segment "* ]] && echo " (segment: cosid_next_text)") / nextval in a fresh session (pgbench -C)"
 echo "   long: the same in one session that has already used up to $LONG others;  hot: per call, ns (bench/lib.sql)"
 awk -F'\t' '
