@@ -26,7 +26,17 @@
 #                against CREATE SEQUENCE, one statement a transaction:
 #                pgbench -c 1 -t with a script file, every transaction's
 #                latency from its per-transaction log (-l): from the client
-#                over the socket and back, commit included
+#                over the socket and back, commit included.  Both in the
+#                same database (in one database: gens), so that both make
+#                their relation's file in the same directory.  On ext4 a
+#                new file's inode comes from its directory's block group,
+#                and for a minute or more after many files were deleted
+#                there (an earlier bench server, a test run) each new file
+#                costs a scan past the recently deleted inodes (perf:
+#                find_inode_bit and recently_deleted, 10% of a define in
+#                one run, none in the next): measured in two databases,
+#                that cost fell on one side only, and the ratio swung from
+#                1.4 x to 4.3 x between runs of the same build.
 #   first call   the first call of a random generator in a session
 #                (snowflake: cosid_next; segment: cosid_next_text, the
 #                invoice number's text) against the first nextval of a
@@ -37,11 +47,17 @@
 #                long     one session that has already called up to
 #                         BENCH_MANY_LONG (1,000) others, each measured call
 #                         on one it did not use before (pgbench's permute())
-# Every figure is a median of BENCH_MANY_CALLS (4 alternating pgbench runs
-# of a quarter each).  The measured defines add to the count (the median
-# define is at about n + BENCH_MANY_CALLS / 2).  With L databases define and
-# first call (fresh) are measured, in 4 of them, against the sequences of the
-# same database.  Targets (issue 29): define <= 2 x CREATE SEQUENCE, first
+# Every figure is a median of BENCH_MANY_CALLS (BENCH_MANY_PARTS, 8,
+# alternating pgbench runs of a part each; the long session's in two halves,
+# each a session of its own: cosid, sequences, sequences, cosid), so that a
+# moment the machine is busy elsewhere falls on both sides, not on one (4
+# parts, and one long session each after the other, until a define's ratio
+# swung from 1.4 x to 4.3 x between runs of the same build).  Each run's own
+# median is printed too (stderr, "parts"), so a swing shows whether it was
+# one run or all of one side.  The measured defines add to the count (the
+# median define is at about n + BENCH_MANY_CALLS / 2).  With L databases
+# define and first call (fresh) are measured, in BENCH_MANY_PARTS of them,
+# against the sequences of the same database.  Targets (issue 29): define <= 2 x CREATE SEQUENCE, first
 # call <= 2 x the first nextval; reported OK or MISSED, never failing the
 # run.  A query or server failure fails it at once, except cosid's "too many
 # cosid generators in use" (53200: every shared entry held by a generator
@@ -57,6 +73,7 @@
 #   BENCH_MANY_KINDS="snowflake segment"
 #   BENCH_MANY_LAYOUTS="1 100"  the numbers of databases n is spread over
 #   BENCH_MANY_CALLS=200      defines and first calls measured at each size
+#   BENCH_MANY_PARTS=8        alternating runs each figure is measured in
 #   BENCH_MANY_LONG=1000      generators (sequences) the long session calls
 #                             before the measured ones
 #   BENCH_MANY_N=1000000, BENCH_MANY_ROUNDS=5  the hot call's N and rounds
@@ -86,9 +103,9 @@ BATCH=${BENCH_MANY_BATCH:-500}
 FSYNC=${BENCH_MANY_FSYNC:-off}
 PORT=${BENCH_MANY_PORT:-54360}
 BENCH=$REPO/bench
-PARTS=4 # interleaved pgbench runs of CALLS / PARTS each, per figure
+PARTS=${BENCH_MANY_PARTS:-8} # interleaved pgbench runs of CALLS / PARTS each, per figure
 
-for v in CALLS LONG HOT_N HOT_ROUNDS BATCH PORT; do
+for v in CALLS LONG HOT_N HOT_ROUNDS BATCH PORT PARTS; do
 	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
 		echo "bench: BENCH_MANY_$v must be a positive integer, not '${!v}'" >&2
 		exit 2
@@ -185,7 +202,10 @@ pgbench_run() {
 		exit 1
 	fi
 	# client_id transaction_no time(us) script_no time_epoch time_us
-	cat "$prefix".* | awk -v skip="${SKIP:-0}" '$2 >= skip { printf "%.4f\n", $3 / 1000 }' >>"$out"
+	cat "$prefix".* | awk -v skip="${SKIP:-0}" '$2 >= skip { printf "%.4f\n", $3 / 1000 }' >"$prefix.ms"
+	cat "$prefix.ms" >>"$out"
+	# this run's own median, for the "parts" line
+	median <"$prefix.ms" >>"$out.parts"
 }
 PGB_RUNS=0
 FULL=0
@@ -260,21 +280,30 @@ SELECT nextval('s:k');"
 	fi
 }
 
-# measure_long GDB SDB KIND OUT_GEN OUT_SEQ: one session calls up to LONG
-# generators, then CALLS more, each once (a permutation of g1..); the CALLS
-# are measured.  Sequences likewise in another session.
+# measure_long GDB SDB KIND OUT_GEN OUT_SEQ: a session calls up to LONG
+# generators, then CALLS / 2 more, each once (a permutation of g1..); those
+# are measured.  Twice (another permutation), and sequences likewise, in
+# the order cosid, sequences, sequences, cosid.
 measure_long() {
-	local gdb=$1 sdb=$2 kind=$3 og=$4 os=$5 warm seed=$RANDOM
+	local gdb=$1 sdb=$2 kind=$3 og=$4 os=$5 warm half=$((CALLS / 2)) seed h
 	warm=$((${gidx[$gdb]} - CALLS))
 	[ "$warm" -le "$LONG" ] || warm=$LONG
-	script long_gen "\\set k permute(:i, ${gidx[$gdb]}, $seed) + 1
+	for h in 0 1; do
+		seed=$RANDOM
+		script long_gen "\\set k permute(:i, ${gidx[$gdb]}, $seed) + 1
 \\set i :i + 1
 SELECT $(call_of "$kind")('g:k');"
-	script long_seq "\\set k permute(:i, ${sidx[$sdb]}, $seed) + 1
+		script long_seq "\\set k permute(:i, ${sidx[$sdb]}, $seed) + 1
 \\set i :i + 1
 SELECT nextval('s:k');"
-	SKIP=$warm pgbench_run "$gdb" "$WORK/sql/long_gen.pgb" $((warm + CALLS)) "$og" -D i=0
-	SKIP=$warm pgbench_run "$sdb" "$WORK/sql/long_seq.pgb" $((warm + CALLS)) "$os" -D i=0
+		if [ $h = 0 ]; then
+			SKIP=$warm pgbench_run "$gdb" "$WORK/sql/long_gen.pgb" $((warm + half)) "$og" -D i=0
+			SKIP=$warm pgbench_run "$sdb" "$WORK/sql/long_seq.pgb" $((warm + half)) "$os" -D i=0
+		else
+			SKIP=$warm pgbench_run "$sdb" "$WORK/sql/long_seq.pgb" $((warm + half)) "$os" -D i=0
+			SKIP=$warm pgbench_run "$gdb" "$WORK/sql/long_gen.pgb" $((warm + half)) "$og" -D i=0
+		fi
+	done
 }
 
 # measure_hot: per-call ns of cosid_next('hot') and nextval('hot_seq') in db
@@ -347,11 +376,11 @@ for kind in $KINDS; do
 			echo "bench: many: $kind, $n generators and $n sequences ($L database(s)): populated in $pop s" >&2
 
 			t=$(date +%s)
-			for f in dg ds fg fs lg ls; do : >"$WORK/$f"; rm -f "$WORK/$f.full"; done
+			for f in dg ds fg fs lg ls; do : >"$WORK/$f"; : >"$WORK/$f.parts"; rm -f "$WORK/$f.full"; done
 			if [ "$L" = 1 ]; then
 				measure_hot
 				read -r hot_ns seq_hot_ns <"$WORK/hot"
-				for p in $(seq 0 $((PARTS - 1))); do measure_define gens seqs "$kind" "$WORK/dg" "$WORK/ds" "$p"; done
+				for p in $(seq 0 $((PARTS - 1))); do measure_define gens gens "$kind" "$WORK/dg" "$WORK/ds" "$p"; done
 				for p in $(seq 0 $((PARTS - 1))); do measure_first gens seqs "$kind" "$WORK/fg" "$WORK/fs" "$p"; done
 				measure_long gens seqs "$kind" "$WORK/lg" "$WORK/ls"
 			else
@@ -368,6 +397,11 @@ for kind in $KINDS; do
 				"$(median_of "$WORK/dg")" "$(median_of "$WORK/ds")" "$(median_of "$WORK/fg")" "$(median_of "$WORK/fs")" \
 				"$(median_of "$WORK/lg")" "$(median_of "$WORK/ls")" "$hot_ns" "$seq_hot_ns" "$pop" "$m" >>"$RESULTS"
 			echo "bench: many: $kind, $n generators ($L database(s)): measured in $m s" >&2
+			for f in d f l; do
+				[ -s "$WORK/${f}g.parts" ] || continue
+				case $f in d) what=define ;; f) what='first call (fresh)' ;; *) what='first call (long)' ;; esac
+				echo "bench: many: $kind, $n ($L database(s)): $what, each run's median, ms: cosid $(tr '\n' ' ' <"$WORK/${f}g.parts")/ sequence $(tr '\n' ' ' <"$WORK/${f}s.parts")" >&2
+			done
 		done
 		cluster_stop "$DATA"
 	done
@@ -391,7 +425,7 @@ REPORT=$WORK/report.tsv
 
 echo
 echo "== many generators (PostgreSQL $("$PGBIN/postgres" -V | sed -E 's/^[^0-9]*([0-9.]+).*/\1/'), cosid.max_generators at its default): medians, cosid / sequence = ratio"
-echo "   define: cosid_define / CREATE SEQUENCE with n of them in the database (one statement a transaction, pgbench latency)"
+echo "   define: cosid_define / CREATE SEQUENCE, both in the database of the n generators (one statement a transaction, pgbench latency)"
 echo "   first: a random one's first cosid_next$([[ " $KINDS " == *" segment "* ]] && echo " (segment: cosid_next_text)") / nextval in a fresh session (pgbench -C)"
 echo "   long: the same in one session that has already used up to $LONG others;  hot: per call, ns (bench/lib.sql)"
 awk -F'\t' '
