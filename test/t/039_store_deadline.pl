@@ -149,12 +149,7 @@ set_fake_offset($offset_file, '+0');
 my $next;
 ok(poll_until(20, sub { ($next) = psql_error($node, 'postgres', q{SELECT cosid_next('seg')}); !defined $next }, 200),
 	'with the store answering again, the segment generator issues');
-ok( poll_until(20, sub {
-		$node->safe_psql('postgres', qq{
-			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '@{[renewal_slack_ms(3)]} milliseconds'
-			FROM cosid_slot()}) eq 't'
-	}, 200),
-	'and the slot worker renews its lease');
+ok(poll_until(20, sub { lease_renewing($node, 3) }, 200), 'and the slot worker renews its lease');
 $node->stop;
 
 # ======== 2. one deadline per statement, however many fetches
@@ -257,12 +252,7 @@ note("part 3: the renewal due half the TTL after the last one gave up $after ms 
 cmp_ok($after, '>=', $lttl * 1000 / slot_constant('COSID_LEASE_RENEW_PART') - 200,
 	'part 3: not before the renewal was due');
 cmp_ok($after, '<', $lttl * 1000 - 300, 'part 3: and before its lease expired, so that a retry can renew it');
-ok( poll_until(20, sub {
-		$l->safe_psql('postgres', qq{
-			SELECT state = 'active' AND store_connected AND last_renewal > now() - interval '@{[renewal_slack_ms($lttl)]} milliseconds'
-			FROM cosid_slot()}) eq 't'
-	}, 200),
-	'part 3: with the store back, it renews again');
+ok(poll_until(20, sub { lease_renewing($l, $lttl) }, 200), 'part 3: with the store back, it renews again');
 is($l->safe_psql('postgres', 'SELECT slot IS NOT NULL FROM cosid_slot()'), 't', 'part 3: and holds its slot');
 $l->stop;
 $store->stop;

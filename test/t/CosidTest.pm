@@ -695,7 +695,7 @@ sub run_pg_upgrade
 
 # ---- the slot worker's timing constants
 
-push @EXPORT, qw(slot_constant lease_lead_ms renewal_slack_ms);
+push @EXPORT, qw(slot_constant lease_lead_ms renewal_slack_ms lease_renewing);
 
 # A constant #defined in src/slot.h (the copy next to the test files,
 # $COSID_SRC, else the checkout's), so that a test's bounds follow the
@@ -722,6 +722,17 @@ sub renewal_slack_ms
 {
 	my ($ttl_s) = @_;
 	return int($ttl_s * 1000 / slot_constant('COSID_LEASE_RENEW_PART')) + 1000;
+}
+
+# Whether a lease-mode node's slot is active, connected to its store and
+# renewed within renewal_slack_ms of its TTL (seconds).
+sub lease_renewing
+{
+	my ($node, $ttl_s) = @_;
+	return $node->safe_psql('postgres', qq{
+		SELECT state = 'active' AND store_connected
+			   AND last_renewal > now() - interval '@{[renewal_slack_ms($ttl_s)]} milliseconds'
+		FROM cosid_slot()}) eq 't';
 }
 
 # The lead of a leased slot's window once the clocks' offset is known
