@@ -52,6 +52,7 @@
  *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
  *         [--prefix sim] [--store-pid PID] [--bouncer-pid PID] [--segments R]
  *         [--restarts R] [--lead-ms 1000] [--renew-ms 700] [--mark FILE]
+ *         [--ramp-ms MS]
  */
 #include <errno.h>
 #include <poll.h>
@@ -701,7 +702,7 @@ main(int argc, char **argv)
 	double		seg_credit = 0;
 	double		restart_credit = 0;
 	int64_t		last_loop;
-	int			ramp_ms;
+	int			ramp_ms = -1;
 	FILE	   *f;
 
 	for (int i = 1; i < argc; i++)
@@ -726,6 +727,8 @@ main(int argc, char **argv)
 			admin = v;
 		else if (strcmp(a, "--mark") == 0)
 			mark = v;
+		else if (strcmp(a, "--ramp-ms") == 0)
+			ramp_ms = atoi(v);
 		else if (strcmp(a, "--sql") == 0)
 			sqlfile = v;
 		else if (strcmp(a, "--n") == 0)
@@ -817,11 +820,13 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "fleet: %d connections in %lld ms\n", nholders, (long long) (now_ms() - t0));
 	/*
-	 * Start at random times over the ramp (5 ms a server, at least 1 s), as
-	 * servers started over a while; the warm-up begins after it.
+	 * Start at random times over the ramp (--ramp-ms; 5 ms a server, at
+	 * least 1 s), as servers started over a while; the warm-up begins after
+	 * it.
 	 */
 	t0 = now_ms();
-	ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
+	if (ramp_ms <= 0)
+		ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
 	for (int i = 0; i < nholders; i++)
 		holders[i].next_turn = t0 + random() % ramp_ms;
 	t0 += ramp_ms;

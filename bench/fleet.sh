@@ -56,8 +56,13 @@
 #                               hard kill of the leader (SIGKILL of its Patroni,
 #                               postmaster and children); store_away_ms is how
 #                               long no member led (polled every 30 ms or so).
-#                               Errors count failed connections too.  Skipped,
-#                               with a message, without patroni, etcd or curl
+#                               Errors count failed connections too.  The
+#                               holders start over BENCH_FLEET_PATRONI_RAMP_MS
+#                               (20 ms a holder: acquires wait for the
+#                               synchronous standby holding the namespace's
+#                               lock, and 1,024 in 5 s swamped the store).
+#                               Skipped, with a message, without patroni, etcd
+#                               or curl
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
 #                               instead of the lease source's (half the
 #                               TTL and 700 ms, at most 6 s; renewed when less
@@ -244,14 +249,17 @@ PAT_REST=(- $((PORT + 12)) $((PORT + 13)))
 ETCD_CLIENT=$((PORT + 14))
 ETCD_PEER=$((PORT + 15))
 PATRONI="host=127.0.0.1,127.0.0.1 port=${PAT_PG[1]},${PAT_PG[2]} dbname=postgres user=$PG_USER target_session_attrs=read-write connect_timeout=2"
-http_code() { curl -s -o /dev/null -m 1 -w '%{http_code}' "$@" || true; }
+http_code() { curl -s -o /dev/null -m 2 -w '%{http_code}' "$@" || true; }
 is_primary() { [ "$(http_code "http://127.0.0.1:${PAT_REST[$1]}/primary")" = 200 ]; }
 # member $1 is the synchronous standby (Patroni's view)
 is_sync() { [ "$(http_code "http://127.0.0.1:${PAT_REST[$1]}/sync")" = 200 ]; }
-# the member that leads (1 or 2), or none
+# the member that leads (1 or 2), asked for up to 10 s, or none
 patroni_leader() {
 	local i
-	for i in 1 2; do is_primary $i && { echo $i; return 0; }; done
+	for _ in $(seq 10); do
+		for i in 1 2; do is_primary $i && { echo $i; return 0; }; done
+		sleep 0.5
+	done
 	return 1
 }
 # watch_leader OLD T0: poll both members (every 30 ms or so) until the other
@@ -298,13 +306,18 @@ failover_kill() {
 }
 
 run() {
-	local route=$1 mode=$2 n=$3 conninfo admin=$ADMIN bpid=0 out fail= secs=$SECS spid=$STORE_PID away=- real name
+	local route=$1 mode=$2 n=$3 conninfo admin=$ADMIN bpid=0 out fail= secs=$SECS spid=$STORE_PID away=- real name ramp=()
 	case "$mode" in busy+*) fail=${mode#busy+}; mode=busy ;; esac
 	case "$route" in
 	direct) conninfo=$DIRECT ;;
 	pgbouncer) conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid") ;;
 	# 30 s at least: a failover after a kill takes about Patroni's ttl (8 s)
-	patroni) conninfo=$PATRONI; admin=$PATRONI; secs=$((SECS > 30 ? SECS : 30)) ;;
+	patroni)
+		conninfo=$PATRONI
+		admin=$PATRONI
+		secs=$((SECS > 30 ? SECS : 30))
+		ramp=(--ramp-ms "${BENCH_FLEET_PATRONI_RAMP_MS:-$((n * 20))}")
+		;;
 	esac
 	name=$route-$mode${fail:++$fail}-$n
 	rm -f "$WORK/measuring" "$WORK/failover.txt" "$WORK/failover.log"
@@ -321,7 +334,7 @@ run() {
 	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$secs" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$name" \
 		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
-		--mark "$WORK/measuring" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
+		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
 	if [ -n "$fail" ]; then
 		wait "$FAIL_PID" || true
 		mode=busy+$fail
