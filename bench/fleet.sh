@@ -60,9 +60,9 @@
 #                               holders start over BENCH_FLEET_PATRONI_RAMP_MS
 #                               (20 ms a holder: acquires wait for the
 #                               synchronous standby holding the namespace's
-#                               lock, and 1,024 in 5 s swamped the store).
-#                               Skipped, with a message, without patroni, etcd
-#                               or curl
+#                               lock; two runs that started 1,024 in 5 s went
+#                               wrong, see docs/benchmarks.md).  Skipped, with
+#                               a message, without patroni, etcd or curl
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
 #                               instead of the lease source's (half the
 #                               TTL and 700 ms, at most 6 s; renewed when less
