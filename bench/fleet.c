@@ -25,10 +25,11 @@
  * back-off connects again without blocking the other servers
  * (PQconnectStart, PQconnectPoll, then the pin and the trust check): with a
  * multi-host conninfo and target_session_attrs=read-write libpq finds the
- * new primary of a store that failed over.  With --segments R, virtual servers also take R segment
- * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
- * with --restarts R, R of them a second release their slot and acquire one
- * again (a clean restart), so acquire and release run beside the renewals.
+ * new primary of a store that failed over.  With --segments R, virtual
+ * servers also take R segment ranges a second in all
+ * (cosid.segment_acquire, as a segment fetch does); with --restarts R, R of
+ * them a second release their slot and acquire one again (a clean
+ * restart), so acquire and release run beside the renewals.
  *
  * The statements are the worker's own, read from the C sources by
  * bench/fleet_sql.py (the file --sql names: acquire, renew, release, segment,
@@ -43,10 +44,10 @@
  * children's time) and PgBouncer's (--bouncer-pid); the store's client
  * connections (pg_stat_activity, through --admin); new connections made and
  * failed; how many servers were back at the end (a window open within its
- * last 2 s) and connected.
- * Printed as key=value lines; --mark FILE is written when the measurement
- * starts (bench/fleet.sh times its faults from it).  At the end every
- * virtual server releases its slot.
+ * last 2 s) and connected.  Printed as key=value lines; --mark FILE is
+ * written when the measurement starts (bench/fleet.sh times its faults from
+ * it).  At the end every virtual server releases its slot (for 30 s at
+ * most).
  *
  *   fleet --conninfo C --admin C --sql FILE --n N [--seconds 15] [--warmup 5]
  *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
