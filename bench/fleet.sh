@@ -63,6 +63,8 @@
 #                               lock; two runs that started 1,024 in 5 s went
 #                               wrong, see docs/benchmarks.md).  Skipped, with
 #                               a message, without patroni, etcd or curl
+#   BENCH_FLEET_TTL=10          the virtual servers' lease TTL, seconds (the real
+#                               servers' stays 10 s)
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
 #                               instead of the lease source's (half the
 #                               TTL and 700 ms, at most 6 s; renewed when less
@@ -74,6 +76,7 @@ set -euo pipefail
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
 
 SECS=${BENCH_FLEET_SECONDS:-15}
+TTL=${BENCH_FLEET_TTL:-10}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
 RESTARTS=${BENCH_FLEET_RESTARTS:-2}
@@ -86,7 +89,7 @@ BPORT=$((PORT + 1))
 BENCH=$REPO/bench
 FAILOVER=${BENCH_FLEET_FAILOVER:-}
 PATRONI_N=${BENCH_FLEET_PATRONI:-}
-for v in SECS PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N}; do
+for v in SECS TTL PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N}; do
 	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
 		echo "bench: BENCH_FLEET_${v%_N} must be a positive integer, not '${!v}'" >&2
 		exit 2
@@ -94,7 +97,7 @@ for v in SECS PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N}; do
 done
 
 echo
-echo "== fleet: N servers leasing slots from one store (TTL 10 s), direct and through PgBouncer"
+echo "== fleet: N servers leasing slots from one store (TTL $TTL s), direct and through PgBouncer"
 [ ${#LEAD[@]} -eq 0 ] || echo "  (not the worker's timing: ${LEAD[*]})"
 if ! command -v pgbouncer >/dev/null && ! [ -x /usr/sbin/pgbouncer ]; then
 	if [ "$(id -u)" -eq 0 ]; then
@@ -332,7 +335,7 @@ run() {
 		FAIL_PID=$!
 	fi
 	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
-		--seconds "$secs" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$name" \
+		--seconds "$secs" --warmup 5 --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
 		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
 	if [ -n "$fail" ]; then
