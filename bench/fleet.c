@@ -19,10 +19,17 @@
  * COSID_LEASE_LEAD_MARGIN_MS) come from src/slot.h: bench/fleet.sh passes
  * them with -D.  A failed call
  * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
- * acquired again.  With --segments R, virtual servers also take R segment
- * ranges a second in all (cosid.segment_acquire, as a segment fetch does);
- * with --restarts R, R of them a second release their slot and acquire one
- * again (a clean restart), so acquire and release run beside the renewals.
+ * acquired again.  As the worker does (src/store.c, cosid_store_keep), a
+ * connection that broke, timed out with a call in flight or reached a store
+ * that takes no writes (25006) is dropped, and the next turn after the
+ * back-off connects again without blocking the other servers
+ * (PQconnectStart, PQconnectPoll, then the pin and the trust check): with a
+ * multi-host conninfo and target_session_attrs=read-write libpq finds the
+ * new primary of a store that failed over.  With --segments R, virtual
+ * servers also take R segment ranges a second in all
+ * (cosid.segment_acquire, as a segment fetch does); with --restarts R, R of
+ * them a second release their slot and acquire one again (a clean
+ * restart), so acquire and release run beside the renewals.
  *
  * The statements are the worker's own, read from the C sources by
  * bench/fleet_sql.py (the file --sql names: acquire, renew, release, segment,
@@ -35,16 +42,22 @@
  * last result), per kind; the CPU the store's processes used (the
  * postmaster's children from /proc, and the postmaster's own and reaped
  * children's time) and PgBouncer's (--bouncer-pid); the store's client
- * connections (pg_stat_activity, through --admin).  Printed as key=value
- * lines.  At the end every virtual server releases its slot.
+ * connections (pg_stat_activity, through --admin); new connections made and
+ * failed; how many servers were back at the end (a window open within its
+ * last 2 s) and connected.  Printed as key=value lines; --mark FILE is
+ * written when the measurement starts (bench/fleet.sh times its faults from
+ * it).  At the end every virtual server releases its slot (for 30 s at
+ * most).
  *
  *   fleet --conninfo C --admin C --sql FILE --n N [--seconds 15] [--warmup 5]
  *         [--ttl 10] [--idle] [--slot-bits 11] [--namespace fleet]
  *         [--prefix sim] [--store-pid PID] [--bouncer-pid PID] [--segments R]
- *         [--restarts R] [--lead-ms 1000] [--renew-ms 700]
+ *         [--restarts R] [--lead-ms 1000] [--renew-ms 700] [--mark FILE]
+ *         [--ramp-ms MS]
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,9 +89,13 @@ enum Kind
 	K_RENEW,
 	K_RELEASE,
 	K_SEGMENT,
-	K_COUNT
+	K_COUNT,
+	/* a new connection's steps (the worker's cosid_store_connect) */
+	K_CONNECT = K_COUNT,
+	K_PIN,
+	K_TRUST
 };
-static const char *kind_name[K_COUNT] = {"acquire", "renew", "release", "segment"};
+static const char *kind_name[] = {"acquire", "renew", "release", "segment", "connect", "pin", "trust"};
 static char *sql[K_COUNT];
 static Oid	types[K_COUNT][8];
 /* what a new connection runs first (src/store.c, store_trust) */
@@ -153,7 +170,8 @@ setup_conn(PGconn *conn)
 
 typedef struct Holder
 {
-	PGconn	   *conn;
+	PGconn	   *conn;			/* NULL: none (dropped after a failure) */
+	PostgresPollingStatusType polling;	/* K_CONNECT: what PQconnectPoll said */
 	int			slot;			/* -1: none */
 	char		token[64];
 	int64_t		start;
@@ -170,6 +188,7 @@ typedef struct Holder
 	bool		restart_due;	/* release, then acquire again */
 	int64_t		closed_since;	/* busy: when its window last closed (0: open) */
 	int64_t		longest_stall;	/* busy: the longest time it was closed */
+	int64_t		last_open;		/* when its window was last seen open */
 	char		instance[64];
 } Holder;
 
@@ -198,6 +217,9 @@ static double restarts_per_s = 0;
 static bool measuring = false;
 static long lost_leases = 0;
 static long held_twice = 0;		/* checks that found two holders' windows of one slot overlapping */
+static const char *conninfo = NULL;
+static long reconnects = 0;		/* new connections made while measuring */
+static long connect_errors = 0; /* connections that failed while measuring */
 
 static int64_t
 now_us(void)
@@ -249,6 +271,9 @@ pct(Lat *l, double p)
 	i = (size_t) (p * (double) (l->n - 1) + 0.5);
 	return l->v[i];
 }
+
+static void failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate);
+static void start_connect(Holder *h, int64_t now);
 
 static void
 send_call(Holder *h, int kind, int64_t now)
@@ -310,16 +335,12 @@ send_call(Holder *h, int kind, int64_t now)
 	h->sent_us = now_us();
 	if (!PQsendQueryParams(h->conn, sql[kind], n, types[kind], params, NULL, NULL, 0))
 	{
-		fprintf(stderr, "fleet: could not send: %s", PQerrorMessage(h->conn));
 		h->inflight = -1;
-		if (measuring)
-			lat[kind].errors++;
-		h->next_turn = now + h->backoff_ms;
+		failed(h, kind, now, PQerrorMessage(h->conn), NULL);
 		return;
 	}
 	PQflush(h->conn);
 	h->inflight = kind;
-	(void) now;
 }
 
 /*
@@ -339,6 +360,8 @@ check_windows(int64_t now, int *by_slot, int nslots)
 		Holder	   *h = &holders[i];
 		bool		open = h->slot >= 0 && h->end > now;
 
+		if (open)
+			h->last_open = now;
 		if (busy && !open && h->closed_since == 0)
 			h->closed_since = now;
 		else if (open && h->closed_since != 0)
@@ -374,6 +397,12 @@ turn(Holder *h, int64_t now)
 	int64_t		lead,
 				room;
 
+	if (h->conn == NULL)
+	{
+		/* the worker connects again at its next turn after a back-off */
+		start_connect(h, now);
+		return;
+	}
 	if (h->slot < 0)
 	{
 		send_call(h, K_ACQUIRE, now);
@@ -420,23 +449,75 @@ turn(Holder *h, int64_t now)
 	send_call(h, K_RENEW, now);
 }
 
+/*
+ * A call or a connection failed: count it, back off, and drop the
+ * connection when the worker would (src/store.c, cosid_store_keep: it is
+ * broken, a statement is still in flight, or the store takes no writes,
+ * 25006); the next turn after the back-off connects again (start_connect).
+ */
 static void
-failed(Holder *h, int kind, int64_t now, const char *why)
+failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate)
 {
 	static long logged = 0;
 
 	if (measuring)
-		lat[kind].errors++;
+	{
+		if (kind < K_COUNT)
+			lat[kind].errors++;
+		else
+			connect_errors++;
+	}
 	if (logged++ < 10)
-		fprintf(stderr, "fleet: %s of %s failed: %s\n", kind_name[kind], h->instance, why);
+		fprintf(stderr, "fleet: %s of %s failed: %s%s", kind_name[kind], h->instance, why,
+				why[0] != '\0' && why[strlen(why) - 1] == '\n' ? "" : "\n");
+	h->inflight = -1;
 	h->next_turn = now + h->backoff_ms;
 	h->backoff_ms = h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : h->backoff_ms * 2;
-	if (PQstatus(h->conn) != CONNECTION_OK)
+	if (h->conn != NULL &&
+		(kind >= K_COUNT || PQstatus(h->conn) != CONNECTION_OK ||
+		 PQtransactionStatus(h->conn) != PQTRANS_IDLE ||
+		 (sqlstate != NULL && strcmp(sqlstate, "25006") == 0)))
 	{
-		PQreset(h->conn);
-		if (PQstatus(h->conn) == CONNECTION_OK)
-			(void) setup_conn(h->conn);
+		PQfinish(h->conn);
+		h->conn = NULL;
+	}
+}
+
+/*
+ * Connect without blocking the other holders (the worker's
+ * cosid_store_connect: PQconnectStart and PQconnectPoll, then the pin and
+ * the trust check, each within the store's deadline); libpq goes through a
+ * multi-host conninfo's hosts itself, target_session_attrs included.
+ */
+static void
+start_connect(Holder *h, int64_t now)
+{
+	h->conn = PQconnectStart(conninfo);
+	h->sent_us = now_us();
+	h->inflight = K_CONNECT;
+	h->polling = PGRES_POLLING_WRITING;
+	if (h->conn == NULL || PQstatus(h->conn) == CONNECTION_BAD)
+		failed(h, K_CONNECT, now, h->conn ? PQerrorMessage(h->conn) : "out of memory", NULL);
+}
+
+/* The socket of a connection being made is ready: the next step. */
+static void
+connect_step(Holder *h, int64_t now)
+{
+	const char *pin_params[2] = {"search_path", "pg_catalog, pg_temp"};
+
+	h->polling = PQconnectPoll(h->conn);
+	if (h->polling == PGRES_POLLING_FAILED)
+		failed(h, K_CONNECT, now, PQerrorMessage(h->conn), NULL);
+	else if (h->polling == PGRES_POLLING_OK)
+	{
 		PQsetnonblocking(h->conn, 1);
+		h->sent_us = now_us();
+		h->inflight = K_PIN;
+		if (!PQsendQueryParams(h->conn, pin_sql, 2, pin_types, pin_params, NULL, NULL, 0))
+			failed(h, K_PIN, now, PQerrorMessage(h->conn), NULL);
+		else
+			PQflush(h->conn);
 	}
 }
 
@@ -449,6 +530,32 @@ answered(Holder *h, PGresult *res)
 	double		ms = (double) (now_us() - h->sent_us) / 1000.0;
 
 	h->inflight = -1;
+	if (kind == K_PIN || kind == K_TRUST)
+	{
+		if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK || (kind == K_TRUST && PQntuples(res) != 0))
+		{
+			failed(h, kind, now, res && PQresultStatus(res) != PGRES_TUPLES_OK ? PQresultErrorMessage(res) :
+				   kind == K_TRUST && res ? "the store's cosid is not a superuser's" : PQerrorMessage(h->conn),
+				   NULL);
+			return;
+		}
+		if (kind == K_PIN)
+		{
+			h->sent_us = now_us();
+			h->inflight = K_TRUST;
+			if (!PQsendQueryParams(h->conn, trust_sql, 2, trust_types, (const char *const *) trust_params,
+								   NULL, NULL, 0))
+				failed(h, K_TRUST, now, PQerrorMessage(h->conn), NULL);
+			else
+				PQflush(h->conn);
+			return;
+		}
+		/* connected: the same turn goes on (the worker's lease_poll, then the call) */
+		if (measuring)
+			reconnects++;
+		turn(h, now);
+		return;
+	}
 	if (measuring)
 		lat_add(&lat[kind], ms);
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -463,7 +570,7 @@ answered(Holder *h, PGresult *res)
 			h->slot = -1;
 			h->end = 0;
 		}
-		failed(h, kind, now, res ? PQresultErrorMessage(res) : PQerrorMessage(h->conn));
+		failed(h, kind, now, res ? PQresultErrorMessage(res) : PQerrorMessage(h->conn), state);
 		return;
 	}
 	h->backoff_ms = BACKOFF_FIRST_MS;
@@ -556,6 +663,17 @@ proc_ticks(int pid, bool with_children)
 	return total;
 }
 
+static void
+give_up(int sig)
+{
+	static const char msg[] = "fleet: the store did not answer the releases within 30 s: not waiting\n";
+
+	(void) sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(0);
+	_exit(0);
+}
+
 static char *
 read_line(FILE *f)
 {
@@ -573,8 +691,8 @@ read_line(FILE *f)
 int
 main(int argc, char **argv)
 {
-	const char *conninfo = NULL,
-			   *admin = NULL,
+	const char *admin = NULL,
+			   *mark = NULL,
 			   *sqlfile = NULL,
 			   *prefix = "sim";
 	int			seconds = 15,
@@ -592,10 +710,12 @@ main(int argc, char **argv)
 				bcpu0 = 0,
 				bcpu1 = 0;
 	long		conns = -1;
+	long		back = 0,
+				connected = 0;
 	double		seg_credit = 0;
 	double		restart_credit = 0;
 	int64_t		last_loop;
-	int			ramp_ms;
+	int			ramp_ms = -1;
 	FILE	   *f;
 
 	for (int i = 1; i < argc; i++)
@@ -618,6 +738,10 @@ main(int argc, char **argv)
 			conninfo = v;
 		else if (strcmp(a, "--admin") == 0)
 			admin = v;
+		else if (strcmp(a, "--mark") == 0)
+			mark = v;
+		else if (strcmp(a, "--ramp-ms") == 0)
+			ramp_ms = atoi(v);
 		else if (strcmp(a, "--sql") == 0)
 			sqlfile = v;
 		else if (strcmp(a, "--n") == 0)
@@ -709,11 +833,13 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "fleet: %d connections in %lld ms\n", nholders, (long long) (now_ms() - t0));
 	/*
-	 * Start at random times over the ramp (5 ms a server, at least 1 s), as
-	 * servers started over a while; the warm-up begins after it.
+	 * Start at random times over the ramp (--ramp-ms; 5 ms a server, at
+	 * least 1 s), as servers started over a while; the warm-up begins after
+	 * it.
 	 */
 	t0 = now_ms();
-	ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
+	if (ramp_ms <= 0)
+		ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
 	for (int i = 0; i < nholders; i++)
 		holders[i].next_turn = t0 + random() % ramp_ms;
 	t0 += ramp_ms;
@@ -731,6 +857,12 @@ main(int argc, char **argv)
 			m0 = now;
 			cpu0 = proc_ticks(store_pid, true);
 			bcpu0 = proc_ticks(bouncer_pid, false);
+			if (mark != NULL && (f = fopen(mark, "w")) != NULL)
+			{
+				/* for a fault timed from the start of the measurement */
+				fprintf(f, "%lld\n", (long long) now);
+				fclose(f);
+			}
 		}
 		if (measuring)
 			check_windows(now, by_slot, nslots);
@@ -739,8 +871,18 @@ main(int argc, char **argv)
 			measuring = false;
 			m1 = now;
 			for (int i = 0; i < nholders; i++)
-				if (holders[i].closed_since != 0 && now - holders[i].closed_since > holders[i].longest_stall)
-					holders[i].longest_stall = now - holders[i].closed_since;
+			{
+				Holder	   *h = &holders[i];
+
+				if (h->closed_since != 0 && now - h->closed_since > h->longest_stall)
+					h->longest_stall = now - h->closed_since;
+				/*
+				 * back at the end: a window open within the last 2 s (a clean
+				 * restart closes it for a turn or two), a connection made
+				 */
+				back += now - h->last_open < 2000;
+				connected += h->conn != NULL && h->inflight < K_COUNT && PQstatus(h->conn) == CONNECTION_OK;
+			}
 			cpu1 = proc_ticks(store_pid, true);
 			bcpu1 = proc_ticks(bouncer_pid, false);
 			break;
@@ -767,20 +909,18 @@ main(int argc, char **argv)
 				turn(h, now);
 			if (h->inflight >= 0 && now_us() - h->sent_us > (int64_t) STORE_TIMEOUT_MS * 1000)
 			{
-				/* the worker's deadline: give up on the connection */
-				int			k = h->inflight;
-
-				h->inflight = -1;
-				PQreset(h->conn);
-				if (PQstatus(h->conn) == CONNECTION_OK)
-					(void) setup_conn(h->conn);
-				PQsetnonblocking(h->conn, 1);
-				failed(h, k, now, "timed out");
+				/*
+				 * the worker's deadline: give up (a statement still in
+				 * flight: failed() drops the connection)
+				 */
+				failed(h, h->inflight, now, "timed out", NULL);
 			}
 			if (h->inflight < 0 && h->next_turn < wake)
 				wake = h->next_turn;
-			pfd[i].fd = PQsocket(h->conn);
-			pfd[i].events = h->inflight >= 0 ? POLLIN : 0;
+			pfd[i].fd = h->conn != NULL ? PQsocket(h->conn) : -1;
+			pfd[i].events = h->inflight == K_CONNECT ?
+				(h->polling == PGRES_POLLING_READING ? POLLIN : POLLOUT) :
+				h->inflight >= 0 ? POLLIN : 0;
 			pfd[i].revents = 0;
 		}
 		np = poll(pfd, nholders, (int) (wake > now ? wake - now : 0));
@@ -795,15 +935,16 @@ main(int argc, char **argv)
 			PGresult   *res,
 					   *last = NULL;
 
-			if (!(pfd[i].revents & (POLLIN | POLLERR | POLLHUP)) || h->inflight < 0)
+			if (!(pfd[i].revents & (POLLIN | POLLOUT | POLLERR | POLLHUP)) || h->inflight < 0)
 				continue;
+			if (h->inflight == K_CONNECT)
+			{
+				connect_step(h, now_ms());
+				continue;
+			}
 			if (!PQconsumeInput(h->conn))
 			{
-				int			k = h->inflight;
-
-				h->inflight = -1;
-				failed(h, k, now_ms(), PQerrorMessage(h->conn));
-				PQsetnonblocking(h->conn, 1);
+				failed(h, h->inflight, now_ms(), PQerrorMessage(h->conn), NULL);
 				continue;
 			}
 			if (PQisBusy(h->conn))
@@ -838,6 +979,8 @@ main(int argc, char **argv)
 			held += holders[i].slot >= 0;
 		printf("holders=%d\nbusy=%d\nseconds=%.1f\nheld=%ld\nlost_leases=%ld\n", nholders, busy, secs, held,
 			   lost_leases);
+		printf("back=%ld\nconnected=%ld\nreconnects=%ld\nconnect_errors=%ld\n", back, connected, reconnects,
+			   connect_errors);
 		printf("held_twice=%ld\n", held_twice);
 		if (busy)
 		{
@@ -869,12 +1012,27 @@ main(int argc, char **argv)
 		}
 	}
 
-	/* give every slot back, as a clean shutdown does */
+	/*
+	 * give every slot back, as a clean shutdown does; a store that hangs
+	 * (commits waiting for a synchronous standby that is gone) must not hang
+	 * the bench: the figures are out, and 30 s end it
+	 */
+	fflush(stdout);
+	signal(SIGALRM, give_up);
+	alarm(30);
 	for (int i = 0; i < nholders; i++)
 	{
 		Holder	   *h = &holders[i];
 		PGresult   *res;
 
+		if (h->conn == NULL)
+			continue;
+		if (h->inflight >= K_COUNT || PQstatus(h->conn) != CONNECTION_OK)
+		{
+			/* a connection being made: drop it */
+			PQfinish(h->conn);
+			continue;
+		}
 		/* a call still out: wait for its answer (blocking) */
 		PQsetnonblocking(h->conn, 0);
 		while ((res = PQgetResult(h->conn)) != NULL)

@@ -40,7 +40,31 @@
 #                               that found two holders' windows of one slot
 #                               overlapping (held_twice, always 0) and the
 #                               longest time a busy holder's window stayed
-#                               closed (stall_max_ms: no id could be issued)
+#                               closed (stall_max_ms: no id could be issued);
+#                               busy rows, the holders back at the end (a window
+#                               open in the last 2 s); failover rows, how long
+#                               the store was away (store_away_ms)
+#   BENCH_FLEET_PATRONI=        N: two more rows, N busy holders whose store is a
+#                               Patroni cluster (docs/operations.md's recipe,
+#                               test/t/076_patroni.pl's settings: two members,
+#                               one etcd, synchronous_mode, ttl 8 s; ports
+#                               BENCH_FLEET_PORT + 10 to + 15, loopback), reached
+#                               directly with a conninfo that lists both members
+#                               and target_session_attrs=read-write.  5 s into
+#                               the measured seconds (30 at least) a switchover
+#                               (Patroni's REST API), and in the second row a
+#                               hard kill of the leader (SIGKILL of its Patroni,
+#                               postmaster and children); store_away_ms is how
+#                               long no member led (polled every 30 ms or so).
+#                               Errors count failed connections too.  The
+#                               holders start over BENCH_FLEET_PATRONI_RAMP_MS
+#                               (20 ms a holder: acquires wait for the
+#                               synchronous standby holding the namespace's
+#                               lock; two runs that started 1,024 in 5 s went
+#                               wrong, see docs/benchmarks.md).  Skipped, with
+#                               a message, without patroni, etcd or curl
+#   BENCH_FLEET_TTL=10          the virtual servers' lease TTL, seconds (the real
+#                               servers' stays 10 s)
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
 #                               instead of the lease source's (half the
 #                               TTL and 700 ms, at most 6 s; renewed when less
@@ -52,6 +76,7 @@ set -euo pipefail
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
 
 SECS=${BENCH_FLEET_SECONDS:-15}
+TTL=${BENCH_FLEET_TTL:-10}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
 RESTARTS=${BENCH_FLEET_RESTARTS:-2}
@@ -62,15 +87,17 @@ LEAD=()
 PORT=${BENCH_FLEET_PORT:-54350}
 BPORT=$((PORT + 1))
 BENCH=$REPO/bench
-for v in SECS PORT; do
+FAILOVER=${BENCH_FLEET_FAILOVER:-}
+PATRONI_N=${BENCH_FLEET_PATRONI:-}
+for v in SECS TTL PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N}; do
 	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-		echo "bench: BENCH_FLEET_$v must be a positive integer, not '${!v}'" >&2
+		echo "bench: BENCH_FLEET_${v%_N} must be a positive integer, not '${!v}'" >&2
 		exit 2
 	fi
 done
 
 echo
-echo "== fleet: N servers leasing slots from one store (TTL 10 s), direct and through PgBouncer"
+echo "== fleet: N servers leasing slots from one store (TTL $TTL s), direct and through PgBouncer"
 [ ${#LEAD[@]} -eq 0 ] || echo "  (not the worker's timing: ${LEAD[*]})"
 if ! command -v pgbouncer >/dev/null && ! [ -x /usr/sbin/pgbouncer ]; then
 	if [ "$(id -u)" -eq 0 ]; then
@@ -85,11 +112,22 @@ WORK=$(pg_workdir fleet)
 STORE=$WORK/store
 pids_to_stop=()
 cleanup() {
-	local d
+	local d p
 	for p in "${pids_to_stop[@]}"; do kill "$p" 2>/dev/null || true; done
 	[ -f "$WORK/bouncer.pid" ] && kill "$(cat "$WORK/bouncer.pid")" 2>/dev/null || true
 	for d in "$WORK"/real1 "$WORK"/real2 "$STORE"; do
 		[ -f "$d/postmaster.pid" ] && as_pg pg_ctl -D "$d" -m fast -w stop >/dev/null 2>&1 || true
+	done
+	# the Patroni rows: each Patroni stops its PostgreSQL, then etcd
+	for p in "$WORK"/patroni1.pid "$WORK"/patroni2.pid "$WORK"/etcd.pid; do
+		[ -s "$p" ] || continue
+		p=$(cat "$p")
+		kill "$p" 2>/dev/null || continue
+		for _ in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for d in "$WORK"/pg1/data "$WORK"/pg2/data; do
+		[ -f "$d/postmaster.pid" ] && as_pg pg_ctl -D "$d" -m immediate -w stop >/dev/null 2>&1 || true
 	done
 	rm -rf "$WORK"
 }
@@ -185,33 +223,140 @@ point_real() {
 
 ulimit -n 8192 2>/dev/null || true
 RESULTS=$WORK/fleet.tsv
-printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\theld_twice\tstall_max_ms\tstall_p50_ms\n' >"$RESULTS"
+printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\theld_twice\tstall_max_ms\tstall_p50_ms\tstore_away_ms\tback\n' >"$RESULTS"
+
+# spawn NAME LOG COMMAND...: COMMAND in the background as the server user,
+# its pid (the command's own, not a wrapper's) in $WORK/NAME.pid
+spawn() {
+	local name=$1 log=$2
+	shift 2
+	as_pg bash -c 'echo $$ >"$0"; exec "$@"' "$WORK/$name.pid" "$@" >"$log" 2>&1 &
+	for _ in $(seq 50); do [ -s "$WORK/$name.pid" ] && break; sleep 0.1; done
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The faults of the failover rows, 5 s into the measured seconds: each
+# writes away_ms= (how long there was no store, or no leader) to
+# $WORK/failover.txt and what happened to $WORK/failover.log.
+failover_crash() {
+	local t0
+	t0=$(now_ms)
+	as_pg pg_ctl -D "$STORE" -m immediate -w stop >/dev/null 2>&1
+	as_pg pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null 2>&1
+	echo "away_ms=$(($(now_ms) - t0))" >"$WORK/failover.txt"
+	echo "store crashed and back in $(($(now_ms) - t0)) ms" >"$WORK/failover.log"
+}
+# the Patroni members' PostgreSQL and REST API ports, etcd's
+PAT_PG=(- $((PORT + 10)) $((PORT + 11)))
+PAT_REST=(- $((PORT + 12)) $((PORT + 13)))
+ETCD_CLIENT=$((PORT + 14))
+ETCD_PEER=$((PORT + 15))
+PATRONI="host=127.0.0.1,127.0.0.1 port=${PAT_PG[1]},${PAT_PG[2]} dbname=postgres user=$PG_USER target_session_attrs=read-write connect_timeout=2"
+http_code() { curl -s -o /dev/null -m 2 -w '%{http_code}' "$@" || true; }
+is_primary() { [ "$(http_code "http://127.0.0.1:${PAT_REST[$1]}/primary")" = 200 ]; }
+# member $1 is the synchronous standby (Patroni's view)
+is_sync() { [ "$(http_code "http://127.0.0.1:${PAT_REST[$1]}/sync")" = 200 ]; }
+# the member that leads (1 or 2), asked for up to 10 s, or none
+patroni_leader() {
+	local i
+	for _ in $(seq 10); do
+		for i in 1 2; do is_primary $i && { echo $i; return 0; }; done
+		sleep 0.5
+	done
+	return 1
+}
+# watch_leader OLD T0: poll both members (every 30 ms or so) until the other
+# one leads; no leader from the last poll that saw OLD lead (T0 at the
+# latest) to the first that saw the other one
+watch_leader() {
+	local old=$1 t0=$2 new=$((3 - $1)) last t
+	last=$t0
+	while t=$(now_ms) && [ "$t" -lt $((t0 + 90000)) ]; do
+		if is_primary "$new"; then
+			t=$(now_ms)
+			echo "away_ms=$((t - last))" >"$WORK/failover.txt"
+			echo "no leader for $((t - last)) ms; pg$new leads $((t - t0)) ms after the fault" >>"$WORK/failover.log"
+			return 0
+		fi
+		if is_primary "$old"; then last=$(now_ms); fi
+		sleep 0.03
+	done
+	echo "away_ms=none" >"$WORK/failover.txt"
+	echo "no leader 90 s after the fault" >>"$WORK/failover.log"
+}
+failover_switchover() {
+	local l t0 post
+	l=$(patroni_leader) || { echo "away_ms=none" >"$WORK/failover.txt"; return 0; }
+	t0=$(now_ms)
+	echo "switchover pg$l -> pg$((3 - l)) (REST API)" >"$WORK/failover.log"
+	curl -s -m 60 -X POST -H 'Content-Type: application/json' \
+		-d "{\"leader\": \"pg$l\", \"candidate\": \"pg$((3 - l))\"}" \
+		"http://127.0.0.1:${PAT_REST[$l]}/switchover" >"$WORK/switchover.out" 2>&1 &
+	post=$!
+	watch_leader "$l" "$t0"
+	wait $post || true
+}
+failover_kill() {
+	local l pm t0 victims
+	l=$(patroni_leader) || { echo "away_ms=none" >"$WORK/failover.txt"; return 0; }
+	# as a machine that dies: its Patroni, its postmaster and every child
+	pm=$(head -1 "$WORK/pg$l/data/postmaster.pid")
+	victims="$(cat "$WORK/patroni$l.pid") $pm $(pgrep -P "$pm" | tr '\n' ' ')"
+	t0=$(now_ms)
+	kill -KILL $victims 2>/dev/null || true
+	echo "killed pg$l, the leader ($(echo $victims | wc -w) processes, SIGKILL)" >"$WORK/failover.log"
+	watch_leader "$l" "$t0"
+}
+
 run() {
-	local route=$1 mode=$2 n=$3 conninfo bpid=0 out crash=
-	[ "$mode" != busy+crash ] || { crash=1; mode=busy; }
-	if [ "$route" = direct ]; then conninfo=$DIRECT; else conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid"); fi
-	if [ -n "$crash" ]; then
-		# the ramp (5 ms a holder, at least 1 s), the warm-up, then 5 s
+	local route=$1 mode=$2 n=$3 conninfo admin=$ADMIN bpid=0 out fail= secs=$SECS spid=$STORE_PID away=- real name ramp=()
+	case "$mode" in busy+*) fail=${mode#busy+}; mode=busy ;; esac
+	case "$route" in
+	direct) conninfo=$DIRECT ;;
+	pgbouncer) conninfo=$BOUNCER; bpid=$(cat "$WORK/bouncer.pid") ;;
+	# 30 s at least: a failover after a kill takes about Patroni's ttl (8 s)
+	patroni)
+		conninfo=$PATRONI
+		admin=$PATRONI
+		secs=$((SECS > 30 ? SECS : 30))
+		ramp=(--ramp-ms "${BENCH_FLEET_PATRONI_RAMP_MS:-$((n * 20))}")
+		;;
+	esac
+	name=$route-$mode${fail:++$fail}-$n
+	rm -f "$WORK/measuring" "$WORK/failover.txt" "$WORK/failover.log"
+	if [ -n "$fail" ]; then
+		# the store's processes change: its CPU is not measured
+		spid=0
 		(
-			sleep $(((n * 5 > 1000 ? n * 5 : 1000) / 1000 + 1 + 5 + 5))
-			t0=$(date +%s%N)
-			as_pg pg_ctl -D "$STORE" -m immediate -w stop >/dev/null 2>&1
-			as_pg pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null 2>&1
-			echo "store crashed and back in $((($(date +%s%N) - t0) / 1000000)) ms" >"$WORK/crash.txt"
+			for _ in $(seq 1200); do [ -s "$WORK/measuring" ] && break; sleep 0.1; done
+			sleep 5
+			"failover_$fail"
 		) &
-		CRASH_PID=$!
+		FAIL_PID=$!
 	fi
-	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$ADMIN" --sql "$WORK/fleet.sql" --n "$n" \
-		--seconds "$SECS" --warmup 5 --ttl 10 --slot-bits 11 --namespace fleet --prefix "sim-$route-$mode-$n" \
-		--store-pid "$([ -n "$crash" ] && echo 0 || echo "$STORE_PID")" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
-		2>"$WORK/fleet-$route-$mode-$n.err") || { cat "$WORK/fleet-$route-$mode-$n.err" >&2; return 1; }
-	[ -z "$crash" ] || mode=busy+crash
+	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
+		--seconds "$secs" --warmup 5 --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
+		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
+		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
+	if [ -n "$fail" ]; then
+		wait "$FAIL_PID" || true
+		mode=busy+$fail
+		away=$(sed -n 's/^away_ms=//p' "$WORK/failover.txt" 2>/dev/null)
+		sed 's/^/  /' "$WORK/failover.log" 2>/dev/null || true
+	fi
+	# the real servers lease from the single store, not from the Patroni cluster
+	if [ "$route" = patroni ]; then real=-; else real=$(real_state); fi
 	v() { echo "$out" | sed -n "s/^$1=//p"; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
 		"$(v store_cpu_pct)" "$(v bouncer_cpu_pct)" "$(v renew_per_s)" "$(v renew_p50_ms)" "$(v renew_p99_ms)" \
 		"$(v renew_p999_ms)" "$(v renew_max_ms)" "$(v acquire_p99_ms)" "$(v release_p99_ms)" "$(v segment_p99_ms)" \
-		"$(($(v acquire_errors) + $(v renew_errors) + $(v release_errors) + $(v segment_errors)))" "$(v store_connections)" \
-		"$(real_state)" "$(v held_twice)" "$(v stall_max_ms)" "$(v stall_p50_ms)" >>"$RESULTS"
+		"$(($(v acquire_errors) + $(v renew_errors) + $(v release_errors) + $(v segment_errors) + $(v connect_errors)))" \
+		"$(v store_connections)" "$real" "$(v held_twice)" "$(v stall_max_ms)" "$(v stall_p50_ms)" "$away" \
+		"$(if [ "$mode" = idle ]; then echo -; else echo "$(v back)/$n"; fi)" >>"$RESULTS"
+	if [ "$mode" != idle ] && [ "$(v back)" != "$n" ]; then
+		echo "  fleet: $((n - $(v back))) of $n busy holders had no window open in the last 2 s ($(v connected) connected; log: $WORK/fleet-$name.err)"
+	fi
+	[ -z "$fail" ] || echo "  $(v reconnects) new connections, $(v connect_errors) failed; $(v lost_leases) leases lost"
 	tail -1 "$RESULTS"
 }
 
@@ -226,13 +371,108 @@ for route in $ROUTES; do
 	fi
 	for n in $SIZES; do run "$route" busy "$n"; done
 	run "$route" idle "${SIZES##* }"
-	if [ "$route" = pgbouncer ] && [ -n "${BENCH_FLEET_FAILOVER:-}" ]; then
-		run pgbouncer busy+crash "$BENCH_FLEET_FAILOVER"
-		wait "$CRASH_PID"
-		cat "$WORK/crash.txt"
+	if [ "$route" = pgbouncer ] && [ -n "$FAILOVER" ]; then
+		run pgbouncer busy+crash "$FAILOVER"
 		STORE_PID=$(head -1 "$STORE/postmaster.pid")
 	fi
 done
+
+# The store a Patroni cluster (docs/operations.md's recipe, with
+# test/t/076_patroni.pl's settings): a switchover, then a hard kill of the
+# leader.
+patroni_yaml() {
+	local i=$1
+	cat <<EOF
+scope: fleet
+name: pg$i
+restapi:
+  listen: 127.0.0.1:${PAT_REST[$i]}
+  connect_address: 127.0.0.1:${PAT_REST[$i]}
+etcd3:
+  hosts: 127.0.0.1:$ETCD_CLIENT
+bootstrap:
+  dcs:
+    ttl: 8
+    loop_wait: 1
+    retry_timeout: 3
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    postgresql:
+      use_pg_rewind: true
+      parameters:
+        shared_preload_libraries: cosid
+        cosid.slot: 1
+        synchronous_commit: 'on'
+        wal_log_hints: 'on'
+        max_connections: 1200
+  initdb:
+    - encoding: UTF8
+    - locale: C
+  pg_hba:
+    - local all all trust
+    - host all all 127.0.0.1/32 trust
+    - host replication all 127.0.0.1/32 trust
+postgresql:
+  listen: 127.0.0.1:${PAT_PG[$i]}
+  connect_address: 127.0.0.1:${PAT_PG[$i]}
+  data_dir: $WORK/pg$i/data
+  basebackup:
+    - checkpoint: fast
+  bin_dir: $PGBIN
+  pgpass: $WORK/pg$i/pgpass
+  authentication:
+    superuser:
+      username: $PG_USER
+    replication:
+      username: replicator
+    rewind:
+      username: $PG_USER
+  parameters:
+    unix_socket_directories: '$WORK/pg$i'
+    logging_collector: 'on'
+    log_directory: '$WORK/pg$i'
+    log_filename: 'postgresql.log'
+    log_min_messages: warning
+EOF
+}
+poll_until() {
+	local secs=$1
+	shift
+	for _ in $(seq $((secs * 10))); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+etcd_up() { [ "$(http_code "http://127.0.0.1:$ETCD_CLIENT/health")" = 200 ]; }
+patroni_rows() {
+	local n=$1 i l
+	echo "  (Patroni store: pg1 on port ${PAT_PG[1]}, pg2 on ${PAT_PG[2]}, etcd on $ETCD_CLIENT)"
+	spawn etcd "$WORK/etcd.log" etcd --name e1 --data-dir "$WORK/etcd" \
+		--listen-client-urls "http://127.0.0.1:$ETCD_CLIENT" --advertise-client-urls "http://127.0.0.1:$ETCD_CLIENT" \
+		--listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+		--initial-cluster "e1=http://127.0.0.1:$ETCD_PEER"
+	poll_until 30 etcd_up || { echo "fleet: etcd did not start (see $WORK/etcd.log): no Patroni rows" >&2; return 1; }
+	for i in 1 2; do
+		mkdir -p "$WORK/pg$i"
+		patroni_yaml $i >"$WORK/pg$i/patroni.yml"
+		[ "$(id -u)" -ne 0 ] || chown -R postgres "$WORK/pg$i"
+	done
+	spawn patroni1 "$WORK/pg1/patroni.log" patroni "$WORK/pg1/patroni.yml"
+	poll_until 90 is_primary 1 || { echo "fleet: pg1 does not lead (see $WORK/pg1/patroni.log): no Patroni rows" >&2; return 1; }
+	as_pg psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${PAT_PG[1]}" -d postgres -c 'CREATE EXTENSION cosid'
+	spawn patroni2 "$WORK/pg2/patroni.log" patroni "$WORK/pg2/patroni.yml"
+	poll_until 90 is_sync 2 || { echo "fleet: pg2 is not pg1's synchronous standby: no Patroni rows" >&2; return 1; }
+	run patroni busy+switchover "$n"
+	# the old leader back, as the synchronous standby, before the kill
+	l=$(patroni_leader) && poll_until 90 is_sync $((3 - l)) ||
+		{ echo "fleet: no synchronous standby after the switchover: no kill row" >&2; return 1; }
+	run patroni busy+kill "$n"
+}
+if [ -n "$PATRONI_N" ]; then
+	if ! command -v patroni >/dev/null || ! command -v etcd >/dev/null || ! command -v curl >/dev/null; then
+		echo "fleet: patroni, etcd or curl is not installed: no Patroni rows (BENCH_FLEET_PATRONI)"
+	else
+		patroni_rows "$PATRONI_N" || true
+	fi
+fi
 
 echo
 column -t -s $'\t' "$RESULTS"
