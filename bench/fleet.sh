@@ -324,6 +324,15 @@ run() {
 	esac
 	name=$route-$mode${fail:++$fail}-$n
 	rm -f "$WORK/measuring" "$WORK/failover.txt" "$WORK/failover.log"
+	# the previous row's backends gone first (its releases may outlive the
+	# simulator, which gives up on them after 30 s): a row that began beside
+	# 1,024 of them ran out of connections and never recovered (direct, idle)
+	if [ "$route" != patroni ]; then
+		for _ in $(seq 600); do
+			[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" 2>/dev/null || echo 9999)" -le 10 ] && break
+			sleep 0.1
+		done
+	fi
 	if [ -n "$fail" ]; then
 		# the store's processes change: its CPU is not measured
 		spid=0
