@@ -106,7 +106,11 @@ sub tcp_sql
 	my @cmd = ('psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
 		'-d', "host=127.0.0.1 port=$port dbname=" . ($opt{db} // 'postgres') . ' connect_timeout=3'
 		  . (defined $opt{user} ? " user=$opt{user}" : ''));
-	IPC::Run::run(\@cmd, '<', \$sql, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	# psql that could not connect exits before it reads its input: IPC::Run
+	# then dies writing it (EPIPE, "ack Broken pipe"), which is a failed
+	# call like any other, for a caller polling a server that is starting
+	my $ran = eval { IPC::Run::run(\@cmd, '<', \$sql, '>', \$out, '2>', \$err, IPC::Run::timeout(60)); 1 };
+	return (255, '', $err . ($@ // '')) unless $ran;
 	my $rc = $? >> 8;
 	chomp $out;
 	return ($rc, $out, $err);
