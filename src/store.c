@@ -20,6 +20,7 @@
 #include "store.h"
 
 #include "catalog/pg_type_d.h"
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/interrupt.h"
@@ -89,9 +90,17 @@ drop_newline(char *s)
 		s[--n] = '\0';
 }
 
-/* Wait for the socket (or the deadline, or shutdown); false: give up. */
+/*
+ * Wait for the socket (or the deadline, or shutdown); false: give up.  true
+ * with *ready false: the wait ended before the socket was ready (the latch,
+ * or the deadline just now: the next call gives up), so the caller must not
+ * act as if it were.  PQconnectPoll must be called only once the socket is
+ * ready for what it asked: called early, it takes a connection still being
+ * made (its handshake unanswered, as behind a partition) for one that is
+ * made, and then blocks on the socket with no timeout at all.
+ */
 static bool
-wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
+wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen, bool *ready)
 {
 	int64		left = deadline - cosid_monotonic_ms();
 	int			rc;
@@ -105,6 +114,7 @@ wait_socket(PGconn *conn, int io_flag, int64 deadline, char *err, size_t errlen)
 						   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | io_flag,
 						   PQsocket(conn), (long) left,
 						   cosid_wait_event(COSID_WAIT_LEASE_STORE));
+	*ready = (rc & io_flag) != 0;
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
 	/* a backend (segment fetches): cancel and terminate end the wait */
@@ -210,14 +220,266 @@ store_trust(PGconn *conn, char *err, size_t errlen, bool *untrusted)
 	return true;
 }
 
+/*
+ * Poll a connection being made until it is made (true), fails, or deadline
+ * passes; false with err filled in, *gave_up set when it was not over yet
+ * (the deadline, or a shutdown).
+ */
+static bool
+poll_connection(PGconn *conn, int64 deadline, char *err, size_t errlen, bool *gave_up)
+{
+	PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+	bool		ready;
+
+	*gave_up = false;
+	while (PQstatus(conn) != CONNECTION_BAD &&
+		   status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
+	{
+		if (!wait_socket(conn, status == PGRES_POLLING_READING ?
+						 WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline, err, errlen, &ready))
+		{
+			*gave_up = true;
+			return false;
+		}
+		if (ready)
+			status = PQconnectPoll(conn);
+	}
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		snprintf(err, errlen, "could not connect to the lease store: %s", PQerrorMessage(conn));
+		drop_newline(err);
+		return false;
+	}
+	return true;
+}
+
+/* how many comma-separated elements s has (0 for NULL) */
+static int
+list_length_of(const char *s)
+{
+	int			n = 1;
+
+	if (s == NULL)
+		return 0;
+	for (; *s; s++)
+		n += (*s == ',');
+	return n;
+}
+
+/* element i of a comma-separated list, palloc'd; the whole of a one-element list */
+static char *
+list_element(const char *s, int i)
+{
+	const char *end;
+
+	for (; i > 0; i--)
+		s = strchr(s, ',') + 1;
+	end = strchr(s, ',');
+	return end ? pnstrdup(s, end - s) : pstrdup(s);
+}
+
+/*
+ * The options of a conninfo that lists several hosts, to be tried one at a
+ * time (connect_hosts), or NULL: one host, or a conninfo libpq should judge
+ * itself (it does not parse, or its lists do not match).
+ */
+typedef struct StoreHosts
+{
+	PQconninfoOption *options;
+	int			nhosts;
+	const char *host;
+	const char *hostaddr;
+	const char *port;
+	int			timeout_ms;		/* connect_timeout, 0: none */
+	bool		shuffle;		/* load_balance_hosts=random */
+} StoreHosts;
+
+static bool
+store_hosts(const char *conninfo, StoreHosts *h)
+{
+	char	   *msg = NULL;
+	int			nhost,
+				naddr,
+				nport;
+
+	memset(h, 0, sizeof(*h));
+	h->options = PQconninfoParse(conninfo, &msg);
+	if (h->options == NULL)
+	{
+		if (msg)
+			PQfreemem(msg);
+		return false;
+	}
+	for (PQconninfoOption *o = h->options; o->keyword; o++)
+	{
+		if (o->val == NULL)
+			continue;
+		if (strcmp(o->keyword, "host") == 0)
+			h->host = o->val;
+		else if (strcmp(o->keyword, "hostaddr") == 0)
+			h->hostaddr = o->val;
+		else if (strcmp(o->keyword, "port") == 0)
+			h->port = o->val;
+		else if (strcmp(o->keyword, "connect_timeout") == 0)
+			h->timeout_ms = atoi(o->val) > 0 ? Max(atoi(o->val), 2) * 1000 : 0;
+		else if (strcmp(o->keyword, "load_balance_hosts") == 0)
+			h->shuffle = strcmp(o->val, "random") == 0;
+	}
+	nhost = list_length_of(h->host);
+	naddr = list_length_of(h->hostaddr);
+	nport = list_length_of(h->port);
+	h->nhosts = Max(nhost, naddr);
+	if (h->nhosts <= 1 || (nhost > 0 && naddr > 0 && nhost != naddr) ||
+		(nport > 1 && nport != h->nhosts))
+	{
+		PQconninfoFree(h->options);
+		h->options = NULL;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Start a connection to host number i of h: every option as given, but
+ * host, hostaddr and port the host's own.
+ */
+static PGconn *
+start_host(StoreHosts *h, int i)
+{
+	int			n = 0;
+	const char **keywords;
+	const char **values;
+	PGconn	   *conn;
+
+	for (PQconninfoOption *o = h->options; o->keyword; o++)
+		n++;
+	keywords = palloc0((n + 1) * sizeof(char *));
+	values = palloc0((n + 1) * sizeof(char *));
+	n = 0;
+	for (PQconninfoOption *o = h->options; o->keyword; o++)
+	{
+		if (o->val == NULL)
+			continue;
+		keywords[n] = o->keyword;
+		if (strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0 ||
+			strcmp(o->keyword, "port") == 0)
+			values[n] = list_length_of(o->val) > 1 ? list_element(o->val, i) : o->val;
+		else
+			values[n] = o->val;
+		n++;
+	}
+	conn = PQconnectStartParams(keywords, values, 0);
+	pfree(keywords);
+	pfree(values);
+	return conn;
+}
+
+/* poll_connection, the connection closed on an error (a cancel) */
+static bool
+poll_host(PGconn *conn, int64 until, char *err, size_t errlen, bool *gave_up)
+{
+	volatile bool made = false;
+
+	PG_TRY();
+	{
+		made = poll_connection(conn, until, err, errlen, gave_up);
+	}
+	PG_CATCH();
+	{
+		PQfinish(conn);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return made;
+}
+
+/*
+ * Connect to a store whose conninfo lists several hosts (the Patroni
+ * recipe's lists every member, with target_session_attrs=read-write): each
+ * host on its own, in the conninfo's order (shuffled with
+ * load_balance_hosts=random), for connect_timeout when that is set and never
+ * more than an even share of the call's time left.  libpq's own way through
+ * the list would not do: PQconnectPoll, which every wait here needs, gives
+ * each host as long as it takes (connect_timeout is applied only by
+ * PQconnectdb's blocking loop), so a first host whose packets are dropped (a
+ * partition: nothing refuses the connection, it hangs) or that never answers
+ * would take every call's whole time, and the next host would never be
+ * tried.  NULL with err filled in, naming each host's failure.
+ */
+static PGconn *
+connect_hosts(StoreHosts *h, int64 deadline, char *err, size_t errlen)
+{
+	int		   *order = palloc(h->nhosts * sizeof(int));
+	char		one[256];
+	size_t		used = 0;
+
+	for (int i = 0; i < h->nhosts; i++)
+		order[i] = i;
+	if (h->shuffle)
+		for (int i = h->nhosts - 1; i > 0; i--)
+		{
+			int			j = (int) pg_prng_uint64_range(&pg_global_prng_state, 0, i);
+			int			t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+	err[0] = '\0';
+	for (int k = 0; k < h->nhosts; k++)
+	{
+		int			i = order[k];
+		int64		now = cosid_monotonic_ms();
+		int64		share = (deadline - now) / (h->nhosts - k);
+		int64		until;
+		bool		gave_up;
+		PGconn	   *conn;
+		char	   *name = list_element(h->host ? h->host : h->hostaddr, i);
+
+		if (h->timeout_ms > 0 && h->timeout_ms < share)
+			share = h->timeout_ms;
+		until = now + share;
+		conn = start_host(h, i);
+		if (conn == NULL)
+		{
+			snprintf(err, errlen, "out of memory");
+			pfree(name);
+			break;
+		}
+		if (poll_host(conn, until, one, sizeof(one), &gave_up))
+		{
+			pfree(name);
+			pfree(order);
+			return conn;
+		}
+		PQfinish(conn);
+		if (gave_up && ShutdownRequestPending && !draining)
+		{
+			strlcpy(err, one, errlen);
+			pfree(name);
+			break;
+		}
+		/* a host that did not answer in its time: the next one */
+		if (gave_up)
+			snprintf(one, sizeof(one), "did not answer within %lld ms", (long long) share);
+		used += snprintf(err + Min(used, errlen - 1), errlen - Min(used, errlen - 1), "%shost \"%s\": %s",
+						 used == 0 ? "could not connect to the lease store: " : "; ", name, one);
+		pfree(name);
+		if (cosid_monotonic_ms() >= deadline)
+			break;
+	}
+	pfree(order);
+	return NULL;
+}
+
 /* Connect to the store; NULL with err filled in (one line) on failure. */
 PGconn *
 cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrusted)
 {
-	PGconn	   *conn;
-	volatile PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+	PGconn	   *volatile conn = NULL;
 	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 	volatile bool trusted = false;
+	StoreHosts	hosts;
+	bool		gave_up;
 
 	*untrusted = false;
 	cosid_check_lock_rules("a connection to the lease store");
@@ -231,44 +493,53 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrus
 		snprintf(err, errlen, "no file descriptor left for the lease store connection");
 		return NULL;
 	}
-	conn = PQconnectStart(conninfo);
-	if (conn == NULL)
+	if (store_hosts(conninfo, &hosts))
 	{
-		ReleaseExternalFD();
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	/* libpq's memory is malloc'd: an error (a cancel) must not leak it */
-	PG_TRY();
-	{
-		while (PQstatus(conn) != CONNECTION_BAD &&
-			   status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
+		/* libpq's memory is malloc'd: an error (a cancel) must not leak it */
+		PG_TRY();
 		{
-			if (!wait_socket(conn, status == PGRES_POLLING_READING ?
-							 WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline, err, errlen))
-				break;
-			status = PQconnectPoll(conn);
+			conn = connect_hosts(&hosts, deadline, err, errlen);
+		}
+		PG_CATCH();
+		{
+			PQconninfoFree(hosts.options);
+			ReleaseExternalFD();
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		PQconninfoFree(hosts.options);
+		if (conn == NULL)
+		{
+			ReleaseExternalFD();
+			return NULL;
 		}
 	}
-	PG_CATCH();
+	else
 	{
-		cosid_store_disconnect(conn);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	if (PQstatus(conn) != CONNECTION_BAD &&
-		status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED)
-	{
-		/* gave up waiting: err says why */
-		cosid_store_disconnect(conn);
-		return NULL;
-	}
-	if (PQstatus(conn) != CONNECTION_OK)
-	{
-		snprintf(err, errlen, "could not connect to the lease store: %s", PQerrorMessage(conn));
-		drop_newline(err);
-		cosid_store_disconnect(conn);
-		return NULL;
+		conn = PQconnectStart(conninfo);
+		if (conn == NULL)
+		{
+			ReleaseExternalFD();
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		PG_TRY();
+		{
+			if (!poll_connection(conn, deadline, err, errlen, &gave_up))
+			{
+				/* gave up waiting, or failed: err says why */
+				cosid_store_disconnect(conn);
+				conn = NULL;
+			}
+		}
+		PG_CATCH();
+		{
+			cosid_store_disconnect(conn);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		if (conn == NULL)
+			return NULL;
 	}
 	/* an error (a cancel) in a backend: the caller has no connection yet */
 	PG_TRY();
@@ -302,6 +573,7 @@ cosid_store_run(PGconn *conn, const char *sql, int nparams, const Oid *types,
 	PGresult   *volatile last = NULL;
 	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 	bool		answered = true;
+	bool		ready;
 
 	cosid_check_lock_rules("a call to the lease store");
 	sqlstate[0] = '\0';
@@ -319,9 +591,9 @@ cosid_store_run(PGconn *conn, const char *sql, int nparams, const Oid *types,
 
 			while (answered && PQisBusy(conn))
 			{
-				if (!wait_socket(conn, WL_SOCKET_READABLE, deadline, err, errlen))
+				if (!wait_socket(conn, WL_SOCKET_READABLE, deadline, err, errlen, &ready))
 					answered = false;
-				else if (!PQconsumeInput(conn))
+				else if (ready && !PQconsumeInput(conn))
 				{
 					snprintf(err, errlen, "lost the lease store: %s", PQerrorMessage(conn));
 					answered = false;

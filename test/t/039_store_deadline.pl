@@ -25,6 +25,15 @@
 #    has left, before the lease expires (with the full 5 s deadline it gave
 #    up after: 1.4 renews every half TTL), and once the store is back the
 #    server renews again and holds its slot.
+# 4. A store listed after a host that never answers.  cosid.lease_store
+#    lists two hosts, the first a port where a socket listens but nothing
+#    ever accepts (its queue full: the handshake of a new connection gets no
+#    answer, as behind a partition that drops packets; those it took hang
+#    for the startup answer), the second the store.  The server leases a
+#    slot, through the second host, after the first one's share of the call
+#    (half of 5 s), and with connect_timeout=2 after 2 s.  Until 1.4 libpq's
+#    non-blocking connect gave the first host the whole call, every call:
+#    the second host was never tried.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -32,6 +41,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
 use Time::HiRes qw(usleep);
+use IO::Socket::INET;
 use CosidTest;
 
 plan skip_all => 'libfaketime is not installed' unless faketime_lib();
@@ -255,5 +265,41 @@ cmp_ok($after, '<', $lttl * 1000 - 300, 'part 3: and before its lease expired, s
 ok(poll_until(20, sub { lease_renewing($l, $lttl) }, 200), 'part 3: with the store back, it renews again');
 is($l->safe_psql('postgres', 'SELECT slot IS NOT NULL FROM cosid_slot()'), 't', 'part 3: and holds its slot');
 $l->stop;
+
+# ======== 4. a store listed after a host that never answers
+
+my $tarpit = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp',
+	ReuseAddr => 1)
+  or die "could not listen: $!";
+my $tport = $tarpit->sockport;
+# fill its accept queue: from now on the handshake of a new connection to it
+# gets no answer (Linux drops the SYN)
+my @held = map {
+	IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $tport, Proto => 'tcp', Blocking => 0)
+} 1 .. 4;
+for my $case (['no connect_timeout', '', 2500], ['connect_timeout=2', ' connect_timeout=2', 2000])
+{
+	my ($what, $extra, $share_ms) = @$case;
+	my $connstr = 'host=127.0.0.1,' . $store->host . " port=$tport," . $store->port . " dbname=postgres$extra";
+	my $name = $extra ? 'tarpit2' : 'tarpit1';
+	my $m = cosid_node($name, conf => [
+		"cosid.slot = 'lease'", "cosid.lease_store = '$connstr'", 'cosid.lease_ttl = 4',
+		"cosid.namespace = 'ns039$name'" ], no_start => 1);
+	my $t0 = now_ms();
+	$m->start;
+	$m->safe_psql('postgres', 'CREATE EXTENSION cosid');
+	my $slot = wait_for_lease($m, 20);
+	my $took = now_ms() - $t0;
+	ok(defined $slot, "part 4 ($what): the server leases a slot through the second host");
+	note("part 4 ($what): leased after $took ms of the server's start");
+	# the first host hung (so it was tried) for its time
+	cmp_ok($took, '>=', $share_ms - 300, "part 4 ($what): after the first host's time, not before");
+	is($store->safe_psql('postgres',
+			"SELECT count(*) FROM cosid.lease WHERE namespace = 'ns039$name' AND expires_at > clock_timestamp()"),
+		'1', "part 4 ($what): the store records its lease");
+	$m->stop;
+}
+close($_) for grep { defined } @held;
+close($tarpit);
 $store->stop;
 done_testing();
