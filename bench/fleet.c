@@ -69,19 +69,21 @@
 
 #include "libpq-fe.h"
 
-#define TURN_MS 100
-#if !defined(COSID_WINDOW_RENEW_MS) || !defined(COSID_WINDOW_LEAD_MS) || \
+#if !defined(COSID_WORKER_TURN_MS) || !defined(COSID_LEASE_CALL_MIN_MS) || \
+	!defined(COSID_WINDOW_RENEW_MS) || !defined(COSID_WINDOW_LEAD_MS) || \
 	!defined(COSID_LEASE_RENEW_PART) || !defined(COSID_LEASE_LEAD_MAX_MS) || \
-	!defined(COSID_LEASE_LEAD_MARGIN_MS)
-#error "build with the worker's constants from src/slot.h (bench/fleet.sh passes them)"
+	!defined(COSID_LEASE_LEAD_MARGIN_MS) || !defined(COSID_BACKOFF_MIN_MS) || \
+	!defined(COSID_BACKOFF_MAX_MS) || !defined(COSID_STORE_TIMEOUT_MS)
+#error "build with the worker's constants from src/slot.h, src/slot_source.h, src/core/backoff.h and src/store.h (bench/fleet.sh passes them)"
 #endif
+#define TURN_MS COSID_WORKER_TURN_MS
 #define RENEW_MS COSID_WINDOW_RENEW_MS
 #define LEAD_MS COSID_WINDOW_LEAD_MS
 #define LEASE_LEAD_MAX_MS COSID_LEASE_LEAD_MAX_MS
 #define LEASE_LEAD_MARGIN_MS COSID_LEASE_LEAD_MARGIN_MS
-#define BACKOFF_FIRST_MS 100
-#define BACKOFF_MAX_MS 2000
-#define STORE_TIMEOUT_MS 5000
+#define BACKOFF_FIRST_MS COSID_BACKOFF_MIN_MS
+#define BACKOFF_MAX_MS COSID_BACKOFF_MAX_MS
+#define STORE_TIMEOUT_MS COSID_STORE_TIMEOUT_MS
 
 enum Kind
 {
@@ -181,6 +183,7 @@ typedef struct Holder
 	int64_t		backoff_ms;
 	int			inflight;		/* a kind, or -1 */
 	int64_t		sent_us;
+	int64_t		limit_us;		/* the worker's limit_to_lease: a call ends by then (0: none) */
 	int64_t		pending_end;
 	bool		offset_known;	/* store_offset measured */
 	int64_t		store_offset;	/* our clock minus the store's, at most */
@@ -206,6 +209,7 @@ static int	nholders;
 static Holder *holders;
 static const char *ns = "fleet";
 static int	ttl_s = 10;
+
 /* --lead-ms and --renew-ms: a fixed lead and renewal margin instead of the
  * worker's (what another lead would cost the store); 0: the worker's */
 static int	lead_ms = 0;
@@ -272,6 +276,22 @@ pct(Lat *l, double p)
 	return l->v[i];
 }
 
+/*
+ * The worker's limit_to_lease (slot_lease.c): while its lease lives, a
+ * connect (with its pin and trust check) and a renewal give up after half
+ * the time the lease has left, at least COSID_LEASE_CALL_MIN_MS; otherwise
+ * each call has its own deadline only.
+ */
+static int64_t
+lease_limit_us(const Holder *h, int64_t now)
+{
+	int64_t		left = h->renewed + (int64_t) ttl_s * 1000 - now;
+
+	if (h->slot < 0 || h->renewed == 0 || left <= 0)
+		return 0;
+	return (now + (left / 2 > COSID_LEASE_CALL_MIN_MS ? left / 2 : COSID_LEASE_CALL_MIN_MS)) * 1000;
+}
+
 static void failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate);
 static void start_connect(Holder *h, int64_t now);
 
@@ -333,6 +353,7 @@ send_call(Holder *h, int kind, int64_t now)
 			break;
 	}
 	h->sent_us = now_us();
+	h->limit_us = kind == K_RENEW ? lease_limit_us(h, now) : 0;
 	if (!PQsendQueryParams(h->conn, sql[kind], n, types[kind], params, NULL, NULL, 0))
 	{
 		h->inflight = -1;
@@ -486,14 +507,18 @@ failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate)
 /*
  * Connect without blocking the other holders (the worker's
  * cosid_store_connect: PQconnectStart and PQconnectPoll, then the pin and
- * the trust check, each within the store's deadline); libpq goes through a
- * multi-host conninfo's hosts itself, target_session_attrs included.
+ * the trust check, each within the store's deadline and the lease's
+ * limit); libpq goes through a multi-host conninfo's hosts itself,
+ * target_session_attrs included.  (The worker tries each host on its own,
+ * for its share of the call: store.c.  Not modelled: the bench's hosts
+ * refuse or answer, none hangs.)
  */
 static void
 start_connect(Holder *h, int64_t now)
 {
 	h->conn = PQconnectStart(conninfo);
 	h->sent_us = now_us();
+	h->limit_us = lease_limit_us(h, now);
 	h->inflight = K_CONNECT;
 	h->polling = PGRES_POLLING_WRITING;
 	if (h->conn == NULL || PQstatus(h->conn) == CONNECTION_BAD)
@@ -907,7 +932,9 @@ main(int argc, char **argv)
 
 			if (h->inflight < 0 && h->next_turn <= now)
 				turn(h, now);
-			if (h->inflight >= 0 && now_us() - h->sent_us > (int64_t) STORE_TIMEOUT_MS * 1000)
+			if (h->inflight >= 0 &&
+				(now_us() - h->sent_us > (int64_t) STORE_TIMEOUT_MS * 1000 ||
+				 (h->limit_us > 0 && now_us() > h->limit_us)))
 			{
 				/*
 				 * the worker's deadline: give up (a statement still in

@@ -63,6 +63,15 @@
 #                               lock; two runs that started 1,024 in 5 s went
 #                               wrong, see docs/benchmarks.md).  Skipped, with
 #                               a message, without patroni, etcd or curl
+#   BENCH_FLEET_PIN=1           with 2 CPUs or more, the store runs on the
+#                               last CPU and everything else (the simulator,
+#                               PgBouncer, the real servers) on the others, as
+#                               a store on a machine of its own: the 1,024
+#                               simulated servers' own work is not the store's
+#                               (on 2 CPUs it took about a third of one beside
+#                               it); 0: no pinning
+#   BENCH_FLEET_POOL=20         PgBouncer's server connections (default_pool_size
+#                               and max_db_connections)
 #   BENCH_FLEET_TTL=10          the virtual servers' lease TTL, seconds (the real
 #                               servers' stays 10 s)
 #   BENCH_FLEET_LEAD_MS=        a fixed window lead for the virtual servers
@@ -108,6 +117,17 @@ fi
 PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 [ -x "$PGBOUNCER" ] || PGBOUNCER=
 
+# the store on a CPU of its own (BENCH_FLEET_PIN): on_store and on_rest
+# prefix the commands that start its processes and everyone else's
+on_store=()
+on_rest=()
+NCPU=$(nproc 2>/dev/null || echo 1)
+if [ "${BENCH_FLEET_PIN:-1}" != 0 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
+	on_store=(taskset -c $((NCPU - 1)))
+	on_rest=(taskset -c 0-$((NCPU - 2)))
+	echo "  (the store on CPU $((NCPU - 1)), the simulator, PgBouncer and the real servers on CPUs 0-$((NCPU - 2)): BENCH_FLEET_PIN)"
+fi
+
 WORK=$(pg_workdir fleet)
 STORE=$WORK/store
 pids_to_stop=()
@@ -134,8 +154,10 @@ cleanup() {
 trap cleanup EXIT
 
 # the simulator, and the worker's statements
-# the worker's timing constants, from src/slot.h
-WORKER_CONSTS=$(awk '$1 == "#define" && $2 ~ /^COSID_(WINDOW_RENEW_MS|WINDOW_LEAD_MS|LEASE_RENEW_PART|LEASE_LEAD_MAX_MS|LEASE_LEAD_MARGIN_MS)$/ { printf "-D%s=%s ", $2, $3 }' "$REPO/src/slot.h")
+# the worker's timing constants, from src/slot.h and src/slot_source.h, its
+# back-off (src/core/backoff.h) and its call deadline (src/store.h)
+WORKER_CONSTS=$(awk '$1 == "#define" && $2 ~ /^COSID_(WINDOW_RENEW_MS|WINDOW_LEAD_MS|LEASE_RENEW_PART|LEASE_LEAD_MAX_MS|LEASE_LEAD_MARGIN_MS|LEASE_CALL_MIN_MS|WORKER_TURN_MS|BACKOFF_MIN_MS|BACKOFF_MAX_MS|STORE_TIMEOUT_MS)$/ { printf "-D%s=%s ", $2, $3 }' \
+	"$REPO/src/slot.h" "$REPO/src/slot_source.h" "$REPO/src/core/backoff.h" "$REPO/src/store.h")
 cc -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra $WORKER_CONSTS -I"$("$PG_CONFIG" --includedir)" "$BENCH/fleet.c" \
 	-L"$("$PG_CONFIG" --libdir)" -Wl,-rpath,"$("$PG_CONFIG" --libdir)" -lpq -o "$WORK/fleet"
 python3 "$BENCH/fleet_sql.py" "$REPO" >"$WORK/fleet.sql"
@@ -151,7 +173,7 @@ max_connections = 1200
 fsync = on
 log_min_messages = warning
 EOF
-as_pg pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null
+as_pg "${on_store[@]}" pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null
 STORE_PID=$(head -1 "$STORE/postmaster.pid")
 spsql() { as_pg psql -X -q -At -v ON_ERROR_STOP=1 -h "$STORE" -p "$PORT" -d postgres "$@"; }
 spsql -c 'CREATE EXTENSION cosid'
@@ -173,8 +195,8 @@ unix_socket_dir =
 auth_type = trust
 auth_file = $WORK/userlist.txt
 pool_mode = transaction
-default_pool_size = 20
-max_db_connections = 20
+default_pool_size = ${BENCH_FLEET_POOL:-20}
+max_db_connections = ${BENCH_FLEET_POOL:-20}
 max_client_conn = 2100
 query_wait_timeout = 5
 server_login_retry = 1
@@ -182,7 +204,7 @@ logfile = $WORK/pgbouncer.log
 pidfile = $WORK/bouncer.pid
 EOF
 	[ "$(id -u)" -ne 0 ] || chown postgres "$WORK"/pgbouncer.ini "$WORK"/userlist.txt
-	as_pg bash -c "ulimit -n 8192 && '$PGBOUNCER' -d -q '$WORK/pgbouncer.ini'"
+	as_pg "${on_rest[@]}" bash -c "ulimit -n 8192 && '$PGBOUNCER' -d -q '$WORK/pgbouncer.ini'"
 	for _ in $(seq 50); do [ -s "$WORK/bouncer.pid" ] && break; sleep 0.1; done
 fi
 
@@ -202,13 +224,13 @@ cosid.namespace = 'fleet'
 cosid.machine_bits = 11
 cosid.instance_id = 'real$i'
 EOF
-	as_pg pg_ctl -D "$d" -l "$d/server.log" -w -t 60 start >/dev/null
+	as_pg "${on_rest[@]}" pg_ctl -D "$d" -l "$d/server.log" -w -t 60 start >/dev/null
 	rpsql() { as_pg psql -X -q -At -v ON_ERROR_STOP=1 -h "$WORK/real$1" -p "$((PORT + 1 + $1))" -d postgres "${@:2}"; }
 	rpsql $i -c 'CREATE EXTENSION cosid' \
 		-c "SELECT cosid_define('fleet_ids', '{\"layout\": \"SNOWFLAKE_MS\", \"node-bits\": 11, \"seq-bits\": 11}')" >/dev/null
 	echo "SELECT cosid_next('fleet_ids');" >"$WORK/real.sql"
 	[ "$(id -u)" -ne 0 ] || chown postgres "$WORK/real.sql"
-	as_pg pgbench -n -R 20 -T 100000 -c 1 -f "$WORK/real.sql" -h "$d" -p "$((PORT + 1 + i))" postgres \
+	as_pg "${on_rest[@]}" pgbench -n -R 20 -T 100000 -c 1 -f "$WORK/real.sql" -h "$d" -p "$((PORT + 1 + i))" postgres \
 		>"$WORK/pgbench$i.log" 2>&1 &
 	pids_to_stop+=($!)
 done
@@ -242,7 +264,7 @@ failover_crash() {
 	local t0
 	t0=$(now_ms)
 	as_pg pg_ctl -D "$STORE" -m immediate -w stop >/dev/null 2>&1
-	as_pg pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null 2>&1
+	as_pg "${on_store[@]}" pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null 2>&1
 	echo "away_ms=$(($(now_ms) - t0))" >"$WORK/failover.txt"
 	echo "store crashed and back in $(($(now_ms) - t0)) ms" >"$WORK/failover.log"
 }
@@ -343,7 +365,7 @@ run() {
 		) &
 		FAIL_PID=$!
 	fi
-	out=$("$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
+	out=$("${on_rest[@]}" "$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$secs" --warmup 5 --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
 		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
