@@ -63,13 +63,15 @@
 #                               lock; two runs that started 1,024 in 5 s went
 #                               wrong, see docs/benchmarks.md).  Skipped, with
 #                               a message, without patroni, etcd or curl
-#   BENCH_FLEET_PIN=1           with 2 CPUs or more, the store runs on the
-#                               last CPU and everything else (the simulator,
-#                               PgBouncer, the real servers) on the others, as
-#                               a store on a machine of its own: the 1,024
-#                               simulated servers' own work is not the store's
-#                               (on 2 CPUs it took about a third of one beside
-#                               it); 0: no pinning
+#   BENCH_FLEET_PIN=rest        with 2 CPUs or more, everything but the store
+#                               (the simulator, PgBouncer, the real servers)
+#                               runs on all CPUs but the last, so that the
+#                               1,024 simulated servers' own work (about a
+#                               third of a CPU) does not share the store's
+#                               CPU, as on a machine of the store's own; the
+#                               store may use every CPU.  store: the store on
+#                               the last CPU alone (a one-CPU store); 0: no
+#                               pinning
 #   BENCH_FLEET_POOL=20         PgBouncer's server connections (default_pool_size
 #                               and max_db_connections)
 #   BENCH_FLEET_TTL=10          the virtual servers' lease TTL, seconds (the real
@@ -122,10 +124,19 @@ PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 on_store=()
 on_rest=()
 NCPU=$(nproc 2>/dev/null || echo 1)
-if [ "${BENCH_FLEET_PIN:-1}" != 0 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
-	on_store=(taskset -c $((NCPU - 1)))
+PIN=${BENCH_FLEET_PIN:-rest}
+case "$PIN" in
+0 | rest | store) ;;
+*) echo "bench: BENCH_FLEET_PIN must be rest, store or 0, not '$PIN'" >&2; exit 2 ;;
+esac
+if [ "$PIN" != 0 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
 	on_rest=(taskset -c 0-$((NCPU - 2)))
-	echo "  (the store on CPU $((NCPU - 1)), the simulator, PgBouncer and the real servers on CPUs 0-$((NCPU - 2)): BENCH_FLEET_PIN)"
+	if [ "$PIN" = store ]; then
+		on_store=(taskset -c $((NCPU - 1)))
+		echo "  (the store on CPU $((NCPU - 1)) alone, the simulator, PgBouncer and the real servers on CPUs 0-$((NCPU - 2)): BENCH_FLEET_PIN=store)"
+	else
+		echo "  (the simulator, PgBouncer and the real servers on CPUs 0-$((NCPU - 2)), the store on any: BENCH_FLEET_PIN=rest)"
+	fi
 fi
 
 WORK=$(pg_workdir fleet)
