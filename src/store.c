@@ -220,6 +220,8 @@ store_trust(PGconn *conn, char *err, size_t errlen, bool *untrusted)
 	return true;
 }
 
+#define CONNECT_FAILED "could not connect to the lease store: "
+
 /*
  * Poll a connection being made until it is made (true), fails, or deadline
  * passes; false with err filled in, *gave_up set when it was not over yet
@@ -246,7 +248,7 @@ poll_connection(PGconn *conn, int64 deadline, char *err, size_t errlen, bool *ga
 	}
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
-		snprintf(err, errlen, "could not connect to the lease store: %s", PQerrorMessage(conn));
+		snprintf(err, errlen, CONNECT_FAILED "%s", PQerrorMessage(conn));
 		drop_newline(err);
 		return false;
 	}
@@ -411,6 +413,7 @@ connect_hosts(StoreHosts *h, int64 deadline, char *err, size_t errlen)
 {
 	int		   *order = palloc(h->nhosts * sizeof(int));
 	char		one[256];
+	const char *why;
 	size_t		used = 0;
 
 	for (int i = 0; i < h->nhosts; i++)
@@ -461,8 +464,11 @@ connect_hosts(StoreHosts *h, int64 deadline, char *err, size_t errlen)
 		/* a host that did not answer in its time: the next one */
 		if (gave_up)
 			snprintf(one, sizeof(one), "did not answer within %lld ms", (long long) share);
+		why = one;
+		if (strncmp(why, CONNECT_FAILED, strlen(CONNECT_FAILED)) == 0)
+			why += strlen(CONNECT_FAILED);
 		used += snprintf(err + Min(used, errlen - 1), errlen - Min(used, errlen - 1), "%shost \"%s\": %s",
-						 used == 0 ? "could not connect to the lease store: " : "; ", name, one);
+						 used == 0 ? CONNECT_FAILED : "; ", name, why);
 		pfree(name);
 		if (cosid_monotonic_ms() >= deadline)
 			break;
