@@ -291,7 +291,6 @@ typedef struct StoreHosts
 	int			nhosts;
 	const char *host;
 	const char *hostaddr;
-	const char *port;
 	int			timeout_ms;		/* connect_timeout, 0: none */
 	bool		shuffle;		/* load_balance_hosts=random */
 } StoreHosts;
@@ -300,6 +299,7 @@ static bool
 store_hosts(const char *conninfo, StoreHosts *h)
 {
 	char	   *msg = NULL;
+	const char *port = NULL;
 	int			nhost,
 				naddr,
 				nport;
@@ -321,7 +321,7 @@ store_hosts(const char *conninfo, StoreHosts *h)
 		else if (strcmp(o->keyword, "hostaddr") == 0)
 			h->hostaddr = o->val;
 		else if (strcmp(o->keyword, "port") == 0)
-			h->port = o->val;
+			port = o->val;
 		else if (strcmp(o->keyword, "connect_timeout") == 0)
 			h->timeout_ms = atoi(o->val) > 0 ? Max(atoi(o->val), 2) * 1000 : 0;
 		else if (strcmp(o->keyword, "load_balance_hosts") == 0)
@@ -329,7 +329,7 @@ store_hosts(const char *conninfo, StoreHosts *h)
 	}
 	nhost = list_length_of(h->host);
 	naddr = list_length_of(h->hostaddr);
-	nport = list_length_of(h->port);
+	nport = list_length_of(port);
 	h->nhosts = Max(nhost, naddr);
 	if (h->nhosts <= 1 || (nhost > 0 && naddr > 0 && nhost != naddr) ||
 		(nport > 1 && nport != h->nhosts))
@@ -477,6 +477,25 @@ connect_hosts(StoreHosts *h, int64 deadline, char *err, size_t errlen)
 	return NULL;
 }
 
+/* Connect to a one-host conninfo (or one libpq judges itself); NULL with err filled in. */
+static PGconn *
+connect_one(const char *conninfo, int64 deadline, char *err, size_t errlen)
+{
+	PGconn	   *conn = PQconnectStart(conninfo);
+	bool		gave_up;
+
+	if (conn == NULL)
+	{
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (poll_host(conn, deadline, err, errlen, &gave_up))
+		return conn;
+	/* gave up waiting, or failed: err says why */
+	PQfinish(conn);
+	return NULL;
+}
+
 /* Connect to the store; NULL with err filled in (one line) on failure. */
 PGconn *
 cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrusted)
@@ -484,8 +503,8 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrus
 	PGconn	   *volatile conn = NULL;
 	volatile int64 deadline = call_deadline();	/* volatile: read inside PG_TRY */
 	volatile bool trusted = false;
+	volatile bool several;
 	StoreHosts	hosts;
-	bool		gave_up;
 
 	*untrusted = false;
 	cosid_check_lock_rules("a connection to the lease store");
@@ -499,53 +518,27 @@ cosid_store_connect(const char *conninfo, char *err, size_t errlen, bool *untrus
 		snprintf(err, errlen, "no file descriptor left for the lease store connection");
 		return NULL;
 	}
-	if (store_hosts(conninfo, &hosts))
+	several = store_hosts(conninfo, &hosts);
+	/* libpq's memory is malloc'd: an error (a cancel) must not leak it */
+	PG_TRY();
 	{
-		/* libpq's memory is malloc'd: an error (a cancel) must not leak it */
-		PG_TRY();
-		{
-			conn = connect_hosts(&hosts, deadline, err, errlen);
-		}
-		PG_CATCH();
-		{
-			PQconninfoFree(hosts.options);
-			ReleaseExternalFD();
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		PQconninfoFree(hosts.options);
-		if (conn == NULL)
-		{
-			ReleaseExternalFD();
-			return NULL;
-		}
+		conn = several ? connect_hosts(&hosts, deadline, err, errlen) :
+			connect_one(conninfo, deadline, err, errlen);
 	}
-	else
+	PG_CATCH();
 	{
-		conn = PQconnectStart(conninfo);
-		if (conn == NULL)
-		{
-			ReleaseExternalFD();
-			snprintf(err, errlen, "out of memory");
-			return NULL;
-		}
-		PG_TRY();
-		{
-			if (!poll_connection(conn, deadline, err, errlen, &gave_up))
-			{
-				/* gave up waiting, or failed: err says why */
-				cosid_store_disconnect(conn);
-				conn = NULL;
-			}
-		}
-		PG_CATCH();
-		{
-			cosid_store_disconnect(conn);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		if (conn == NULL)
-			return NULL;
+		if (several)
+			PQconninfoFree(hosts.options);
+		ReleaseExternalFD();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (several)
+		PQconninfoFree(hosts.options);
+	if (conn == NULL)
+	{
+		ReleaseExternalFD();
+		return NULL;
 	}
 	/* an error (a cancel) in a backend: the caller has no connection yet */
 	PG_TRY();
