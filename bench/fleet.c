@@ -18,7 +18,8 @@
  * COSID_WINDOW_LEAD_MS, COSID_LEASE_RENEW_PART, COSID_LEASE_LEAD_MAX_MS,
  * COSID_LEASE_LEAD_MARGIN_MS) come from src/slot.h: bench/fleet.sh passes
  * them with -D.  A failed call
- * backs off (100 ms doubling to 2 s, core/backoff.c), a lost lease is
+ * backs off (100 ms doubling to 2 s, each wait between half and all of
+ * it: core/backoff.c's equal jitter), a lost lease is
  * acquired again.  As the worker does (src/store.c, cosid_store_keep), a
  * connection that broke, timed out with a call in flight or reached a store
  * that takes no writes (25006) is dropped, and the next turn after the
@@ -492,7 +493,8 @@ failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate)
 		fprintf(stderr, "fleet: %s of %s failed: %s%s", kind_name[kind], h->instance, why,
 				why[0] != '\0' && why[strlen(why) - 1] == '\n' ? "" : "\n");
 	h->inflight = -1;
-	h->next_turn = now + h->backoff_ms;
+	/* equal jitter, as core/backoff.c: between half and all of the delay */
+	h->next_turn = now + h->backoff_ms - h->backoff_ms / 2 + random() % (h->backoff_ms / 2 + 1);
 	h->backoff_ms = h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : h->backoff_ms * 2;
 	if (h->conn != NULL &&
 		(kind >= K_COUNT || PQstatus(h->conn) != CONNECTION_OK ||

@@ -21,7 +21,7 @@
  *   ("reserve" segments, more after waits); once it is used up, 55000
  *   naming the store and its last error.  After a failed fetch no backend
  *   asks the store again for a short back-off (core/backoff.h: 100 ms
- *   doubling to 2 s, on the monotonic clock), so calls fail at once
+ *   doubling to 2 s, jittered, on the monotonic clock), so calls fail at once
  *   instead of each waiting on it; issuing resumes by itself when the store
  *   answers again.
  *
@@ -59,6 +59,7 @@
 #include "catalog/pg_type_d.h"
 #include "commands/dbcommands.h"
 #include "commands/sequence.h"
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
@@ -184,13 +185,14 @@ store_record(const char *name, const char *err)
 	uint32		ended = 0;
 	CosidBackoffStep step = {0, false, 0};
 	int64		now = cosid_monotonic_ms();
+	uint32		jitter = pg_prng_uint32(&pg_global_prng_state);
 
 	SpinLockAcquire(&store_state->lock);
 	if (err == NULL)
 		ended = cosid_backoff_succeeded(&store_state->backoff);
 	else
 	{
-		step = cosid_backoff_failed(&store_state->backoff, now);
+		step = cosid_backoff_failed(&store_state->backoff, now, jitter);
 		strlcpy(store_state->last_error, err, sizeof(store_state->last_error));
 	}
 	SpinLockRelease(&store_state->lock);

@@ -41,6 +41,7 @@
 
 #include "access/xlog.h"
 #include "catalog/pg_type_d.h"
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -179,7 +180,8 @@ typedef enum LeaseFailure
 static void
 lease_failed(LeaseFailure what, int slot, const char *err)
 {
-	CosidBackoffStep step = cosid_backoff_failed(&backoff, cosid_monotonic_ms());
+	CosidBackoffStep step = cosid_backoff_failed(&backoff, cosid_monotonic_ms(),
+												  pg_prng_uint32(&pg_global_prng_state));
 
 	pg_atomic_fetch_add_u64(&lease_shared->renewal_failures, 1);
 	set_store_state(conn != NULL && PQstatus(conn) == CONNECTION_OK, err);

@@ -26,14 +26,25 @@ cosid_backoff_delay_ms(uint32_t failures)
 	return (int32_t) (delay < COSID_BACKOFF_MAX_MS ? delay : COSID_BACKOFF_MAX_MS);
 }
 
+int32_t
+cosid_backoff_jitter(int32_t delay_ms, uint32_t random)
+{
+	int64_t		half = delay_ms / 2;
+
+	if (delay_ms <= 0)
+		return 0;
+	/* at most half * UINT32_MAX: no overflow in 64 bits */
+	return (int32_t) (delay_ms - half + (half * (int64_t) random) / UINT32_MAX);
+}
+
 CosidBackoffStep
-cosid_backoff_failed(CosidBackoff *b, int64_t now_ms)
+cosid_backoff_failed(CosidBackoff *b, int64_t now_ms, uint32_t random)
 {
 	CosidBackoffStep step;
 
 	if (b->failures < UINT32_MAX)
 		b->failures++;
-	step.delay_ms = cosid_backoff_delay_ms(b->failures);
+	step.delay_ms = cosid_backoff_jitter(cosid_backoff_delay_ms(b->failures), random);
 	b->retry_at_ms = now_ms + step.delay_ms;
 	/* a power of two: 1, 2, 4, 8, ... */
 	step.report = (b->failures & (b->failures - 1)) == 0;

@@ -4,8 +4,11 @@
  *
  * One scheme for every caller: the slot worker's lease source and the
  * segment fetches of every backend.  After the n-th consecutive failure the
- * next try waits COSID_BACKOFF_MIN_MS << (n - 1), at most
- * COSID_BACKOFF_MAX_MS; a success starts over.  A failure is worth a log
+ * next try waits between half and all of COSID_BACKOFF_MIN_MS << (n - 1),
+ * at most COSID_BACKOFF_MAX_MS, at a random point the caller draws (1.4:
+ * "equal jitter"; before, the whole delay): when a lease store fails over,
+ * a fleet of servers lose it at the same moment, and without jitter their
+ * retries would arrive at it together, every time; a success starts over.  A failure is worth a log
  * line only when the count of consecutive failures is a power of two, and
  * that line tells how many were not reported since the last one: a store
  * that fails for an hour gives about a dozen lines, never one per try.
@@ -50,8 +53,13 @@ typedef struct CosidBackoffStep
 /* A zeroed CosidBackoff is a fresh one; this makes one so. */
 extern void cosid_backoff_init(CosidBackoff *b);
 
-/* Record a failure at now_ms. */
-extern CosidBackoffStep cosid_backoff_failed(CosidBackoff *b, int64_t now_ms);
+/*
+ * Record a failure at now_ms.  random is a uniformly drawn 32-bit number
+ * (the glue: pg_prng_uint32): the wait is cosid_backoff_jitter of the
+ * failure's delay, UINT32_MAX giving all of it.
+ */
+extern CosidBackoffStep cosid_backoff_failed(CosidBackoff *b, int64_t now_ms,
+											 uint32_t random);
 
 /*
  * Record a success: the number of consecutive failures it ends (0 when the
@@ -62,7 +70,14 @@ extern uint32_t cosid_backoff_succeeded(CosidBackoff *b);
 /* Whether a try is due at now_ms (no back-off is running). */
 extern bool cosid_backoff_may_try(const CosidBackoff *b, int64_t now_ms);
 
-/* The wait after the n-th consecutive failure (n >= 1). */
+/* The longest wait after the n-th consecutive failure (n >= 1). */
 extern int32_t cosid_backoff_delay_ms(uint32_t failures);
+
+/*
+ * A wait of delay_ms jittered by random: delay_ms - delay_ms / 2 plus
+ * random's share of delay_ms / 2, so between half and all of delay_ms
+ * (random 0: the half; UINT32_MAX: all of it).
+ */
+extern int32_t cosid_backoff_jitter(int32_t delay_ms, uint32_t random);
 
 #endif							/* COSID_CORE_BACKOFF_H */

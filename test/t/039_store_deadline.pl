@@ -17,7 +17,7 @@
 #    deadline (5 s), not one per fetch, and the error says how long it waited
 #    in how many fetches.  Until 1.4 each fetch waited its own 5 s (one that
 #    found its connection dead waited 5 s more to connect again): about 20 s.
-#    The next statement (after the 100 ms back-off of the one failure the
+#    The next statement (after the back-off, at most 100 ms, of the one failure the
 #    store was waited for) waits a deadline of its own.
 # 3. A renewal that gets no answer gives up in time.  A lease-mode server
 #    (TTL 4 s) renews; the store is stopped (SIGSTOP) right after.  The next
