@@ -748,19 +748,19 @@ COMMENT ON TABLE cosid.lease_namespace IS 'the namespaces of cosid.lease: the le
 REVOKE ALL ON cosid.lease_namespace FROM PUBLIC;
 
 -- Take a slot for an instance: its own live lease if it has one (a restart),
--- else the lowest slot of 0 .. 2^slot_bits - 1 that has no live lease (never
--- leased, released or expired).  A lease belongs to the role that acquired
--- it (session_user, the role the server logs in as: holder): "its own" is a
--- live lease of this instance id held by this role, so another role naming
--- the same instance id never gets that lease (only a free slot, as any new
--- instance would).  A lease from before 1.1 (no token, no holder) is its
--- instance's until claimed.  previous_end is the window end the slot's last
+-- else a slot of 0 .. 2^slot_bits - 1 that has no live lease: the lowest
+-- released one, else the lowest never leased, else the one expired longest
+-- (1.4; before, the lowest of the three kinds).  A lease belongs to the
+-- role that acquired it (session_user, the role the server logs in as:
+-- holder): "its own" is a live lease of this instance id held by this
+-- role, so another role naming the same instance id never gets that lease
+-- (only a free slot, as any new instance would).  A lease from before 1.1
+-- (no token, no holder) is its instance's until claimed.  previous_end is the window end the slot's last
 -- holder recorded: the new window starts no earlier.  token is the lease's
 -- fencing token, new at every acquire: renew and release need it, so
 -- whoever held the slot before (even under the same instance id) can no
 -- longer touch it.  The free slot is found from the namespace's rows (2^31
--- slots are never enumerated): the lowest slot without a row, or a lower
--- released or expired one.
+-- slots are never enumerated).
 -- Since 1.4: a TTL beyond the namespace's largest is refused; the window end
 -- a new holder of a slot is given, and the one recorded, are at most the
 -- largest TTL and a second past the store's clock when it takes the row,
@@ -782,12 +782,16 @@ REVOKE ALL ON cosid.lease_namespace FROM PUBLIC;
 -- acquire commits); a renewal that comes after the lock waits for the
 -- commit, finds the new token and fails (55000).  The new holder's window
 -- start is kept (window_start): its release may lower the end to its last
--- one, never below that.
+-- one, never below that.  An acquire or a release waits at most 5 seconds
+-- for a lock (lock_timeout, 55P03): the server gives up a call after 5
+-- seconds, and a store whose clients went away must not go on queueing
+-- their calls behind the namespace's lock.
 CREATE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s' AS $$
 DECLARE
 	slots bigint;
 	ttl_limit interval;
@@ -834,24 +838,35 @@ BEGIN
 	ORDER BY e.slot LIMIT 1;
 	own := FOUND;
 	IF NOT own THEN
-		-- the lowest slot without a row (rows are made only here, one acquire
-		-- at a time): one pass over the namespace's rows in slot order, whatever
-		-- the plan (an anti-join of every row's slot + 1 could be planned as a
-		-- nested loop, n^2: 66 ms at 1,024 rows); then a lower released or
-		-- expired one, locked now
-		SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
-		FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
-			  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
-		IF gap >= slots THEN
-			gap := NULL;
-		END IF;
+		-- which slot (1.4, Fleet): the lowest released one (its holder is
+		-- gone and said where it ended); else the lowest slot without a row;
+		-- else the one expired longest.  A lease that lapsed a moment ago is
+		-- most often one whose holder is still reconnecting (a store that
+		-- failed over, a partition that healed), and it may renew it as long
+		-- as no one took it: taking it while another slot is free would cost
+		-- that holder its slot and a new acquire.  Released and expired rows
+		-- are chosen and locked at once.
 		SELECT r.slot INTO chosen FROM cosid.lease r
-		WHERE r.namespace = lease_acquire.namespace AND r.slot < coalesce(gap, slots)
-		  AND (r.instance IS NULL OR r.expires_at <= pg_catalog.clock_timestamp())
+		WHERE r.namespace = lease_acquire.namespace AND r.slot < slots AND r.instance IS NULL
 		ORDER BY r.slot LIMIT 1
 		FOR NO KEY UPDATE SKIP LOCKED;
 		IF NOT FOUND THEN
-			chosen := gap;
+			-- the lowest slot without a row (rows are made only here, one
+			-- acquire at a time): one pass over the namespace's rows in slot
+			-- order, whatever the plan (an anti-join of every row's slot + 1
+			-- could be planned as a nested loop, n^2: 66 ms at 1,024 rows)
+			SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
+			FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
+				  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
+			IF gap < slots THEN
+				chosen := gap;
+			ELSE
+				SELECT r.slot INTO chosen FROM cosid.lease r
+				WHERE r.namespace = lease_acquire.namespace AND r.slot < slots
+				  AND r.expires_at <= pg_catalog.clock_timestamp()
+				ORDER BY r.expires_at, r.slot LIMIT 1
+				FOR NO KEY UPDATE SKIP LOCKED;
+			END IF;
 		END IF;
 		IF chosen IS NULL THEN
 			RAISE EXCEPTION 'no free slot in cosid namespace "%"', lease_acquire.namespace
@@ -982,7 +997,8 @@ $$;
 CREATE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid, last_end bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp AS $$
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s' AS $$
 DECLARE
 	now_ms bigint;
 	recorded bigint;

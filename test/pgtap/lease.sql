@@ -8,7 +8,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
 -- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(186);
+SELECT plan(189);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -120,8 +120,17 @@ SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 				  'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
-	  AND proconfig = ARRAY['search_path=pg_catalog, pg_temp']),
+	  AND proconfig[1] = 'search_path=pg_catalog, pg_temp'),
 	3, 'with a fixed search_path (pg_catalog, pg_temp)');
+SELECT results_eq($$SELECT p.oid::regprocedure::text, array_to_string(p.proconfig, '; ') COLLATE "default" FROM pg_proc p
+	WHERE p.oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
+					'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
+					'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
+	ORDER BY 1$$,
+	$$VALUES ('cosid.lease_acquire(text,text,integer,interval)', 'search_path=pg_catalog, pg_temp; lock_timeout=5s'),
+			 ('cosid.lease_release(text,integer,text,uuid,bigint)', 'search_path=pg_catalog, pg_temp; lock_timeout=5s'),
+			 ('cosid.lease_renew(text,integer,text,uuid,bigint,interval)', 'search_path=pg_catalog, pg_temp')$$,
+	'(1.4) acquire and release wait at most 5 s for a lock (the server gives up a call after 5 s); a renewal sets nothing more');
 SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
@@ -355,8 +364,10 @@ SELECT is((SELECT slot FROM pg_temp.acquire('q', 'h', 2, '1 second')), 1, 'h tak
 SELECT lives_ok($$SELECT cosid.lease_renew('q', 1, 'h', pg_temp.tok('q', 'h'), 999, '1 second')$$,
 	'h records window end 999');
 SELECT pg_sleep(1.2);
-SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('q', 'i', 2, '1 minute')$$,
-	$$VALUES (1, 999::bigint)$$, 'after its TTL, h''s lease is taken over with its window end');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('q', 'j', 2, '1 minute')$$,
+	$$VALUES (2, 0::bigint)$$, '(1.4) after its TTL, a slot never leased (2) still comes before h''s expired one');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('q', 'i', 1, '1 minute')$$,
+	$$VALUES (1, 999::bigint)$$, 'with no slot released or never leased (1 slot bit), h''s expired lease is taken over with its window end');
 
 -- ---- many slot bits: the free slot is found from the rows, at once
 SELECT ok(pg_temp.elapsed_ms($$SELECT pg_temp.acquire('p31', 'a', 31, '1 minute')$$) < 1000,
@@ -373,18 +384,21 @@ SELECT is(pg_temp.tok('p31', 'b') IS NOT NULL AND (SELECT slot FROM tokens WHERE
 	true, 'with slot 1000, the lowest free one (2^31 - 1 + 1 does not overflow)');
 UPDATE cosid.lease SET instance = NULL, expires_at = clock_timestamp() WHERE namespace = 'p31' AND slot = 500;
 UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '1 second' WHERE namespace = 'p31' AND slot = 300;
+UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '10 seconds' WHERE namespace = 'p31' AND slot = 700;
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'c', 31, '1 minute')$$,
-	$$VALUES (300, 300::bigint)$$, 'an expired slot among them is the lowest free one');
+	$$VALUES (500, 500::bigint)$$, '(1.4) a released slot comes first, though expired ones (300, 700) are lower');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'd', 31, '1 minute')$$,
-	$$VALUES (500, 500::bigint)$$, 'then a released one');
-SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'e', 31, '1 minute')$$,
-	$$VALUES (1001, 0::bigint)$$, 'then the one past the last live lease');
+	$$VALUES (1001, 0::bigint)$$, '(1.4) then the lowest slot never leased, the one past the last live lease');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'top', 31, '1 minute')$$,
 	$$VALUES (2147483647, 1::bigint)$$, 'the holder of the top slot, 2^31 - 1, gets it back');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'f', 10, '1 minute')$$,
-	$$VALUES (1002, 0::bigint)$$, 'with 10 bits as with 31, the lowest free slot');
+	$$VALUES (1002, 0::bigint)$$, 'with 10 bits as with 31, the lowest never leased');
 INSERT INTO cosid.lease (namespace, slot, instance, expires_at)
 SELECT 'p31', s, 'x' || s, clock_timestamp() + interval '1 hour' FROM generate_series(1003, 1023) s;
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'e', 10, '1 minute')$$,
+	$$VALUES (700, 700::bigint)$$, 'with 10 bits and none of 0 .. 1023 released or never leased, the slot expired longest (700), not the lowest (300)');
+SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'h', 10, '1 minute')$$,
+	$$VALUES (300, 300::bigint)$$, 'then the other expired one');
 SELECT throws_ok($$SELECT * FROM cosid.lease_acquire('p31', 'g', 10, '1 minute')$$, '55000',
 	'no free slot in cosid namespace "p31"', 'with 10 bits and slots 0 .. 1023 held: 55000');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'g', 11, '1 minute')$$,

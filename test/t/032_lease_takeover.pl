@@ -9,7 +9,10 @@
 #     slot back (same instance id), not the lower slot that is free.
 # (b) A holder killed with kill -9 and left dead: while its lease lives, a
 #     server starting up gets another slot; after the TTL, the dead slot goes
-#     to a new holder, whose ids are above the dead holder's.
+#     to a new holder, whose ids are above the dead holder's, but (1.4) only
+#     when no slot is released or never leased: a server restarted cleanly
+#     takes its released slot again, and a new one takes a never leased slot
+#     before an expired one (its holder may still be reconnecting).
 #
 # Every server defines the same snowflake generator 'g' (41 bits of time,
 # 10 of node, 12 of sequence): ids of one slot compare as numbers.
@@ -29,8 +32,8 @@ my $store = lease_store('store');
 
 sub holder
 {
-	my ($name) = @_;
-	my $node = cosid_node($name, conf => lease_conf($store, ttl => $ttl));
+	my ($name, @extra) = @_;
+	my $node = cosid_node($name, conf => lease_conf($store, ttl => $ttl, extra => \@extra));
 	$node->safe_psql('postgres', q{
 		CREATE EXTENSION cosid;
 		SELECT cosid_define('g', '{"strategy":"snowflake"}');
@@ -162,19 +165,33 @@ cmp_ok($t_expired - $t_dead, '>=', $ttl * 1000 * ($renew_part - 1) / $renew_part
 	'(b) (not before the TTL after its last renewal, at most 1/' . $renew_part . ' of the TTL before the kill)');
 is((lease_row(1))[0], $inst_b, '(b) nobody has taken slot 1 in the meantime');
 
-# A restarts: it gives slot 2 back, and takes the lowest free slot: B's
+# A restarts: it gives slot 2 back and takes it again (1.4: a released
+# slot comes first), not the dead B's expired slot 1
 $a->restart;
-is(wait_for_lease($a), '1', '(b) after the TTL, the dead holder\'s slot 1 goes to a new holder');
-is((lease_row(1))[0], $inst_a, '(b) the store shows slot 1 held by A');
-is((lease_row(2))[0], 'NULL', '(b) and slot 2 released');
-is(window_start_ms($a), $b_end, '(b) A\'s window starts at the end B recorded');
-issue($a, 'a_on_1', 2000);
-my (undef, $a1_min) = phase_ids($a, 'a_on_1');
-cmp_ok($a1_min, '>', $b_max, '(b) A\'s ids on slot 1 are above every id the dead B issued');
-is($a->safe_psql('postgres', "SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> 1) FROM ids WHERE phase = 'a_on_1'"),
+is(wait_for_lease($a), '2', '(b) A, restarted cleanly, takes its released slot 2 again, not the expired slot 1');
+is((lease_row(2))[0], $inst_a, '(b) the store shows slot 2 held by A again');
+
+# a new server D: slot 3 was never leased, and comes before the expired 1
+my $d = holder('d');
+is(wait_for_lease($d), '3', '(b) a new server D takes slot 3, never leased, before the dead B\'s expired slot 1');
+is((lease_row(1))[0], $inst_b, '(b) slot 1 is still B\'s expired lease');
+
+# a new server E with 2 slots (cosid.machine_bits = 1): slot 0 is C's, so
+# the only one it may take is B's expired slot 1
+my $e = holder('e', 'cosid.machine_bits = 1');
+is(wait_for_lease($e), '1', '(b) after the TTL, with no slot released or never leased, the dead holder\'s slot 1 goes to a new holder');
+my $inst_e = instance_of($e);
+is((lease_row(1))[0], $inst_e, '(b) the store shows slot 1 held by E');
+is(window_start_ms($e), $b_end, '(b) E\'s window starts at the end B recorded');
+issue($e, 'e_on_1', 2000);
+my (undef, $e1_min) = phase_ids($e, 'e_on_1');
+cmp_ok($e1_min, '>', $b_max, '(b) E\'s ids on slot 1 are above every id the dead B issued');
+is($e->safe_psql('postgres', "SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> 1) FROM ids WHERE phase = 'e_on_1'"),
 	'0', '(b) and carry slot 1');
 
 $a->stop;
 $c->stop;
+$d->stop;
+$e->stop;
 $store->stop;
 done_testing();

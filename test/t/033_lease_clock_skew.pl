@@ -105,8 +105,13 @@ for my $i (0, 1)
 	is(wait_for_lease($node), $i, "old holder $i (clock +${skew_s} s) leases slot $i");
 	push @old, $node;
 }
-# the new holders are made now, started later: new1's clock is $behind_s s behind
-my @new = map { cosid_node("new$_", conf => lease_conf($store, ttl => $ttl), no_start => 1) } (0, 1);
+# the new holders are made now, started later: new1's clock is $behind_s s behind.
+# Both lease 2 slots (cosid.machine_bits = 1): since 1.4 a holder takes a
+# slot never leased before one that expired, and with slots 0 and 1 held
+# (new0's, the dead lease of old1) the expired one is all new1 can take
+my @new = map {
+	cosid_node("new$_", conf => lease_conf($store, ttl => $ttl, extra => ['cosid.machine_bits = 1']), no_start => 1)
+} (0, 1);
 my @new_offset_ms = (0, -$behind_s * 1000);
 
 my (@old_max, @old_max_ms);
