@@ -183,6 +183,9 @@ unix_socket_directories = '$STORE'
 max_connections = 1200
 fsync = on
 log_min_messages = warning
+# docs/operations.md's recipe: a backend whose server gave up on its call
+# (after 5 s) stops instead of running it for no one
+client_connection_check_interval = '1s'
 EOF
 as_pg "${on_store[@]}" pg_ctl -D "$STORE" -l "$STORE/server.log" -w -t 60 start >/dev/null
 STORE_PID=$(head -1 "$STORE/postmaster.pid")
