@@ -76,6 +76,21 @@ sub lease_row
 		FROM cosid.lease WHERE namespace = 'default' AND slot = $slot}), -1;
 }
 
+# A new holder of a slot ($what: who, and whose slot it was): its window
+# starts at $end, the end the last holder recorded, and the ids it issues
+# in $phase are above $prev_max, the last holder's largest, and carry $slot
+sub took_over
+{
+	my ($node, $slot, $end, $prev_max, $phase, $what) = @_;
+	is(window_start_ms($node), $end, "$what: the window starts at the end the last holder recorded");
+	issue($node, $phase, 2000);
+	my (undef, $min) = phase_ids($node, $phase);
+	cmp_ok($min, '>', $prev_max, "$what: its ids are above every id the last holder issued");
+	is($node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> $slot) FROM ids WHERE phase = '$phase'"),
+		'0', "$what: and carry slot $slot");
+}
+
 # ---- two holders: A on slot 0, B on slot 1
 my $a = holder('a');
 is(wait_for_lease($a), '0', 'A leases slot 0');
@@ -125,12 +140,7 @@ is(wait_for_lease($c), '0', '(a) a new server C takes over slot 0, the lowest fr
 my $inst_c = instance_of($c);
 isnt($inst_c, $inst_a, '(a) C is another instance than A');
 is((lease_row(0))[0], $inst_c, '(a) the store shows slot 0 held by C');
-is(window_start_ms($c), $a_end, '(a) C\'s window starts where A released the slot');
-issue($c, 'c', 2000);
-my (undef, $c_min) = phase_ids($c, 'c');
-cmp_ok($c_min, '>', $a_max, '(a) C\'s ids are above A\'s (same slot, same layout)');
-is($c->safe_psql('postgres', "SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> 0) FROM ids"),
-	'0', '(a) and carry slot 0');
+took_over($c, 0, $a_end, $a_max, 'c', '(a) C on A\'s released slot 0');
 
 # ==== (b) B killed with kill -9 and left dead
 issue($b, 'b3', 2000);
@@ -182,12 +192,7 @@ my $e = holder('e', 'cosid.machine_bits = 1');
 is(wait_for_lease($e), '1', '(b) after the TTL, with no slot released or never leased, the dead holder\'s slot 1 goes to a new holder');
 my $inst_e = instance_of($e);
 is((lease_row(1))[0], $inst_e, '(b) the store shows slot 1 held by E');
-is(window_start_ms($e), $b_end, '(b) E\'s window starts at the end B recorded');
-issue($e, 'e_on_1', 2000);
-my (undef, $e1_min) = phase_ids($e, 'e_on_1');
-cmp_ok($e1_min, '>', $b_max, '(b) E\'s ids on slot 1 are above every id the dead B issued');
-is($e->safe_psql('postgres', "SELECT count(*) FILTER (WHERE (cosid_unpack('g', id)).node <> 1) FROM ids WHERE phase = 'e_on_1'"),
-	'0', '(b) and carry slot 1');
+took_over($e, 1, $b_end, $b_max, 'e_on_1', '(b) E on the dead B\'s expired slot 1');
 
 $a->stop;
 $c->stop;
