@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -239,6 +240,68 @@ static int64_t
 now_ms(void)
 {
 	return now_us() / 1000;
+}
+
+/*
+ * Calls of SLOW_MS or more while measuring, by the second they ended in
+ * (wall clock): printed to stderr at the end, so that a tail can be set
+ * beside the store's log (its checkpoints) and told from a queue of calls.
+ */
+#define SLOW_MS 20.0
+#define SLOW_MAX 100000
+static struct
+{
+	int64_t		at_ms;
+	double		ms;
+	int			kind;
+}			slow[SLOW_MAX];
+static long nslow = 0;
+
+static void
+slow_add(int kind, double ms)
+{
+	if (ms < SLOW_MS)
+		return;
+	if (nslow < SLOW_MAX)
+	{
+		slow[nslow].at_ms = now_ms();
+		slow[nslow].ms = ms;
+		slow[nslow].kind = kind;
+	}
+	nslow++;
+}
+
+/* One line a second that had slow calls: how many, of which kinds, the slowest. */
+static void
+slow_report(void)
+{
+	long		n = nslow < SLOW_MAX ? nslow : SLOW_MAX;
+
+	fprintf(stderr, "fleet: %ld calls of %.0f ms or more%s\n", nslow, SLOW_MS,
+			nslow > SLOW_MAX ? " (the first ones by the second below)" : (nslow > 0 ? ", by the second they ended in:" : ""));
+	for (long i = 0; i < n;)
+	{
+		int64_t		sec = slow[i].at_ms / 1000;
+		long		count[K_COUNT] = {0};
+		double		worst = 0;
+		time_t		t = (time_t) sec;
+		struct tm	tm;
+		char		when[16];
+
+		for (; i < n && slow[i].at_ms / 1000 == sec; i++)
+		{
+			count[slow[i].kind]++;
+			if (slow[i].ms > worst)
+				worst = slow[i].ms;
+		}
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		fprintf(stderr, "  %s UTC: slowest %.1f ms;", when, worst);
+		for (int k = 0; k < K_COUNT; k++)
+			if (count[k] > 0)
+				fprintf(stderr, " %s %ld", kind_name[k], count[k]);
+		fprintf(stderr, "\n");
+	}
 }
 
 static void
@@ -584,7 +647,10 @@ answered(Holder *h, PGresult *res)
 		return;
 	}
 	if (measuring)
+	{
 		lat_add(&lat[kind], ms);
+		slow_add(kind, ms);
+	}
 	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -1040,6 +1106,8 @@ main(int argc, char **argv)
 					   pct(l, 0.999), kind_name[k], l->v[l->n - 1]);
 		}
 	}
+
+	slow_report();
 
 	/*
 	 * give every slot back, as a clean shutdown does; a store that hangs

@@ -25,7 +25,9 @@
 # MISSED, never failing the run.  The table is printed and written to
 # tmp/bench/fleet-<version>.tsv, the chart (gnuplot) to
 # tmp/bench/fleet-<version>.svg (and bench/fleet-<version>.svg with
-# BENCH_CHART=1).
+# BENCH_CHART=1).  The store's log (with its checkpoints) and each run's
+# simulator log (its calls of 20 ms or more, by the second) are kept in
+# tmp/bench/fleet-<version>-logs/, to set a tail beside what the store did.
 #
 #   BENCH_FLEET_SECONDS=15      measured seconds per run
 #   BENCH_FLEET_N="64 256 1024" fleet sizes
@@ -145,6 +147,11 @@ pids_to_stop=()
 cleanup() {
 	local d p
 	for p in "${pids_to_stop[@]}"; do kill "$p" 2>/dev/null || true; done
+	if [ -d "$WORK" ] && mkdir -p "$REPO/tmp/bench/fleet-$PG_VERSION-logs" 2>/dev/null; then
+		rm -f "$REPO/tmp/bench/fleet-$PG_VERSION-logs"/*
+		cp "$WORK"/fleet-*.err "$REPO/tmp/bench/fleet-$PG_VERSION-logs/" 2>/dev/null || true
+		cp "$STORE/server.log" "$REPO/tmp/bench/fleet-$PG_VERSION-logs/store.log" 2>/dev/null || true
+	fi
 	[ -f "$WORK/bouncer.pid" ] && kill "$(cat "$WORK/bouncer.pid")" 2>/dev/null || true
 	for d in "$WORK"/real1 "$WORK"/real2 "$STORE"; do
 		[ -f "$d/postmaster.pid" ] && as_pg pg_ctl -D "$d" -m fast -w stop >/dev/null 2>&1 || true
@@ -183,6 +190,7 @@ unix_socket_directories = '$STORE'
 max_connections = 1200
 fsync = on
 log_min_messages = warning
+log_checkpoints = on
 # docs/operations.md's recipe: a backend whose server gave up on its call
 # (after 5 s) stops instead of running it for no one
 client_connection_check_interval = '1s'
