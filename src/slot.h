@@ -62,9 +62,11 @@ extern bool cosid_citus_slot_mode(void);
 
 /*
  * A leased slot renews its lease every TTL / COSID_LEASE_RENEW_PART
- * (slot_lease.c): half the TTL, so a lease outlives a store that stops
- * answering by about half its TTL (less the time of the call and of a
- * turn); a call made while the lease lives gives up after half the time
+ * (slot_lease.c), counted from when the last renewal was sent (1.4; from
+ * its answer before, so that servers whose calls waited out one stall of
+ * the store renewed together from then on): half the TTL, so a lease
+ * outlives a store that stops answering by about half its TTL (less the
+ * time of a turn); a call made while the lease lives gives up after half the time
  * it has left, so a call never answered leaves time to retry.  (A third until
  * the fleet measurements of issue 31: what a store spends goes with the
  * number of calls, each a synchronous commit, so 1,024 servers cost it a

@@ -79,9 +79,10 @@ static PGconn *conn = NULL;
 static char instance_id[256];
 static char token[64] = "";		/* the fencing token of our lease */
 static CosidBackoff backoff;	/* the store's failures (core/backoff.h) */
-static int64 renewed = 0;		/* when the store last renewed our lease, on
-								 * the monotonic clock (a clock set back must
-								 * not put off renewals); 0: not yet */
+static int64 renewed = 0;		/* when we sent the renewal the store last
+								 * answered, on the monotonic clock (a clock
+								 * set back must not put off renewals); 0:
+								 * not yet */
 static bool offset_known = false;	/* store_offset_ms measured */
 static int64 store_offset_ms = 0;	/* our clock minus the store's, at most: from
 									 * the last renewal's answer */
@@ -443,6 +444,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	bool		lost;
 	char		sqlstate[6];
 	PGresult   *res;
+	int64		sent;
 	const char *params[6] = {cosid_namespace, slot_s, instance_id, token, end_s, ttl};
 	static const Oid types[6] = {TEXTOID, INT4OID, TEXTOID, UUIDOID, INT8OID, INTERVALOID};
 
@@ -450,6 +452,7 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 	snprintf(end_s, sizeof(end_s), INT64_FORMAT, end_ms);
 	ttl_text(ttl, sizeof(ttl));
 	limit_to_lease();
+	sent = cosid_monotonic_ms();
 	res = lease_run("SELECT pg_catalog.date_part('epoch', "
 					"cosid.lease_renew($1::pg_catalog.text, $2::pg_catalog.int4, "
 					"$3::pg_catalog.text, $4::pg_catalog.uuid, $5::pg_catalog.int8, $6::pg_catalog.interval))",
@@ -462,7 +465,19 @@ lease_record_end(int slot, int64 end_ms, int64 now_ms)
 		else
 			offset_known = false;
 		PQclear(res);
-		renewed = cosid_monotonic_ms();
+
+		/*
+		 * The lease runs from when we asked, not from the answer (1.4): the
+		 * store stamped its expiry in between, so the time left is never
+		 * overstated, and the next renewal is due half the TTL after this
+		 * one was sent, however long the store took to answer.  Counted from
+		 * the answer, every server whose call waited out one stall of the
+		 * store got its answer at the stall's end and renewed again together
+		 * with the others: a burst that stalled the store in its turn and
+		 * gathered more servers every half TTL (the fleet bench, 1,024 idle
+		 * servers: up to 490 renewals together every 5 s, p50 32 ms).
+		 */
+		renewed = sent;
 		lease_worked();
 		set_store_state(true, "");
 		SpinLockAcquire(&lease_shared->lock);
