@@ -10,7 +10,7 @@
  * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
  * demand: "busy"; new end = max(now, start) + the lease source's lead, half
  * the TTL and 700 ms, at most 6 s, after the first renewal; 1 s before) or
- * when a renewal is due (half the TTL after the last one).  So a busy server
+ * when a renewal is due (half the TTL after the last one was sent).  So a busy server
  * renews about every half TTL (at most 5 s: the turn after less than 700 ms
  * are left), as an idle one does (until 1.4's longer lead a busy one renewed
  * every 300 ms: --lead-ms 1000; 1.4 before the fleet measurements renewed
@@ -681,7 +681,8 @@ answered(Holder *h, PGresult *res)
 			return;
 		case K_RENEW:
 			h->end = h->pending_end;
-			h->renewed = now;
+			/* from when it was sent, as the worker counts (1.4, lease_record_end) */
+			h->renewed = h->sent_us / 1000;
 			/* the answer is the lease's expiry (Unix seconds): the offset */
 			h->offset_known = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
 			if (h->offset_known)

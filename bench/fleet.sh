@@ -17,7 +17,7 @@
 # PostgreSQL $PG with fsync on (its lease calls commit synchronously), on
 # 127.0.0.1.
 #
-# Measured over BENCH_FLEET_SECONDS (15) after 5 s of warm-up: the store's
+# Measured over BENCH_FLEET_SECONDS (15) after BENCH_FLEET_WARMUP (5 s): the store's
 # CPU (its processes' from /proc) as a share of one core, PgBouncer's, the
 # latency of renewals (send to answer) at p50 / p99 / p99.9 / max, calls a
 # second, and the store's client connections.  Targets (issue 31): at 1,024
@@ -25,11 +25,23 @@
 # MISSED, never failing the run.  The table is printed and written to
 # tmp/bench/fleet-<version>.tsv, the chart (gnuplot) to
 # tmp/bench/fleet-<version>.svg (and bench/fleet-<version>.svg with
-# BENCH_CHART=1).  The store's log (with its checkpoints) and each run's
+# BENCH_CHART=1).  The store's log (with its checkpoints and autovacuum runs) and each run's
 # simulator log (its calls of 20 ms or more, by the second) are kept in
 # tmp/bench/fleet-<version>-logs/, to set a tail beside what the store did.
 #
 #   BENCH_FLEET_SECONDS=15      measured seconds per run
+#   BENCH_FLEET_WARMUP=5        seconds between the start ramp and the
+#                               measurement (a backend's first calls of a
+#                               statement are planned afresh: 30 or more
+#                               measures a fleet that has run a while)
+#   BENCH_FLEET_MODES="busy idle"  the rows of each route: busy for every N,
+#                               idle for the largest
+#   BENCH_FLEET_STALL=          ms: every row's store stopped (SIGSTOP of the
+#                               postmaster and its children) that long, 5 s
+#                               into the measured seconds; the simulator's log
+#                               shows what the fleet does after it (before
+#                               1.4 an idle fleet's renewals gathered into a
+#                               burst every half TTL from then on)
 #   BENCH_FLEET_N="64 256 1024" fleet sizes
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
 #   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
@@ -89,6 +101,10 @@ set -euo pipefail
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
 
 SECS=${BENCH_FLEET_SECONDS:-15}
+WARMUP=${BENCH_FLEET_WARMUP:-5}
+MODES=${BENCH_FLEET_MODES:-busy idle}
+STALL=${BENCH_FLEET_STALL:-}
+STALL_PID=
 TTL=${BENCH_FLEET_TTL:-10}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
@@ -102,11 +118,18 @@ BPORT=$((PORT + 1))
 BENCH=$REPO/bench
 FAILOVER=${BENCH_FLEET_FAILOVER:-}
 PATRONI_N=${BENCH_FLEET_PATRONI:-}
-for v in SECS TTL PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N}; do
+for v in SECS TTL PORT ${FAILOVER:+FAILOVER} ${PATRONI_N:+PATRONI_N} ${STALL:+STALL}; do
 	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
 		echo "bench: BENCH_FLEET_${v%_N} must be a positive integer, not '${!v}'" >&2
 		exit 2
 	fi
+done
+if ! [[ $WARMUP =~ ^[0-9]+$ ]]; then
+	echo "bench: BENCH_FLEET_WARMUP must be a number of seconds, not '$WARMUP'" >&2
+	exit 2
+fi
+for m in $MODES; do
+	case "$m" in busy | idle) ;; *) echo "bench: BENCH_FLEET_MODES: no mode '$m' (busy, idle)" >&2; exit 2 ;; esac
 done
 
 echo
@@ -191,6 +214,9 @@ max_connections = 1200
 fsync = on
 log_min_messages = warning
 log_checkpoints = on
+# its autovacuum runs too: a tail set beside them (cosid.lease, updated by
+# every renewal, is vacuumed about once a minute at 1,024 holders)
+log_autovacuum_min_duration = 0
 # docs/operations.md's recipe: a backend whose server gave up on its call
 # (after 5 s) stops instead of running it for no one
 client_connection_check_interval = '1s'
@@ -387,10 +413,25 @@ run() {
 		) &
 		FAIL_PID=$!
 	fi
+	if [ -n "$STALL" ] && [ "$route" != patroni ] && [ -z "$fail" ]; then
+		# the whole store stopped for a moment: what the fleet does after it
+		(
+			for _ in $(seq 1200); do [ -s "$WORK/measuring" ] && break; sleep 0.1; done
+			sleep 5
+			pm=$(head -1 "$STORE/postmaster.pid")
+			procs="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+			kill -STOP $procs 2>/dev/null || true
+			sleep "$(awk -v ms="$STALL" 'BEGIN { printf "%.3f", ms / 1000 }')"
+			kill -CONT $procs 2>/dev/null || true
+			echo "  the store stopped for $STALL ms at $(date -u +%T) (SIGSTOP, $(echo $procs | wc -w) processes)"
+		) &
+		STALL_PID=$!
+	fi
 	out=$("${on_rest[@]}" "$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
-		--seconds "$secs" --warmup 5 --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
+		--seconds "$secs" --warmup "$WARMUP" --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
 		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
+	[ -z "$STALL_PID" ] || { wait "$STALL_PID" || true; STALL_PID=; }
 	if [ -n "$fail" ]; then
 		wait "$FAIL_PID" || true
 		mode=busy+$fail
@@ -422,8 +463,8 @@ for route in $ROUTES; do
 		point_real "$BOUNCER"
 		sleep 2
 	fi
-	for n in $SIZES; do run "$route" busy "$n"; done
-	run "$route" idle "${SIZES##* }"
+	[[ " $MODES " != *" busy "* ]] || for n in $SIZES; do run "$route" busy "$n"; done
+	[[ " $MODES " != *" idle "* ]] || run "$route" idle "${SIZES##* }"
 	if [ "$route" = pgbouncer ] && [ -n "$FAILOVER" ]; then
 		run pgbouncer busy+crash "$FAILOVER"
 		STORE_PID=$(head -1 "$STORE/postmaster.pid")
