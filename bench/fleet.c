@@ -10,14 +10,14 @@
  * needs extending (less than COSID_WINDOW_RENEW_MS = 700 ms left, and ids in
  * demand: "busy"; new end = max(now, start) + the lease source's lead, half
  * the TTL and 700 ms, at most 6 s, after the first renewal; 1 s before) or
- * when a renewal is due (half the TTL after the last one was sent).  So a busy server
- * renews about every half TTL (at most 5 s: the turn after less than 700 ms
- * are left), as an idle one does (until 1.4's longer lead a busy one renewed
- * every 300 ms: --lead-ms 1000; 1.4 before the fleet measurements renewed
- * every third of the TTL).  The worker's constants (COSID_WINDOW_RENEW_MS,
- * COSID_WINDOW_LEAD_MS, COSID_LEASE_RENEW_PART, COSID_LEASE_LEAD_MAX_MS,
- * COSID_LEASE_LEAD_MARGIN_MS) come from src/slot.h: bench/fleet.sh passes
- * them with -D.  A failed call
+ * when a renewal is due (half the TTL after the last one was sent).  So a
+ * busy server renews about every half TTL (at most 5 s: the turn after less
+ * than 700 ms are left), as an idle one does (until 1.4's longer lead a busy
+ * one renewed every 300 ms: --lead-ms 1000; 1.4 before the fleet measurements
+ * renewed every third of the TTL).  The worker's constants
+ * (COSID_WINDOW_RENEW_MS, COSID_WINDOW_LEAD_MS, COSID_LEASE_RENEW_PART,
+ * COSID_LEASE_LEAD_MAX_MS, COSID_LEASE_LEAD_MARGIN_MS) come from src/slot.h:
+ * bench/fleet.sh passes them with -D.  A failed call
  * backs off (100 ms doubling to 2 s, each wait between half and all of
  * it: core/backoff.c's equal jitter), a lost lease is
  * acquired again.  As the worker does (src/store.c, cosid_store_keep), a
@@ -681,7 +681,7 @@ answered(Holder *h, PGresult *res)
 			return;
 		case K_RENEW:
 			h->end = h->pending_end;
-			/* from when it was sent, as the worker counts (1.4, lease_record_end) */
+			/* from when it was sent, as the worker counts (lease_record_end) */
 			h->renewed = h->sent_us / 1000;
 			/* the answer is the lease's expiry (Unix seconds): the offset */
 			h->offset_known = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);

@@ -17,17 +17,18 @@
 # PostgreSQL $PG with fsync on (its lease calls commit synchronously), on
 # 127.0.0.1.
 #
-# Measured over BENCH_FLEET_SECONDS (15) after BENCH_FLEET_WARMUP (5 s): the store's
-# CPU (its processes' from /proc) as a share of one core, PgBouncer's, the
-# latency of renewals (send to answer) at p50 / p99 / p99.9 / max, calls a
-# second, and the store's client connections.  Targets (issue 31): at 1,024
-# holders at most 10% of one core and p99 at most 10 ms; reported OK or
-# MISSED, never failing the run.  The table is printed and written to
+# Measured over BENCH_FLEET_SECONDS (15) after BENCH_FLEET_WARMUP (5 s): the
+# store's CPU (its processes' from /proc) as a share of one core,
+# PgBouncer's, the latency of renewals (send to answer) at p50 / p99 / p99.9
+# / max, calls a second, and the store's client connections.  Targets
+# (issue 31): at 1,024 holders at most 10% of one core and p99 at most
+# 10 ms; reported OK or MISSED, never failing the run.  The table is printed and written to
 # tmp/bench/fleet-<version>.tsv, the chart (gnuplot) to
 # tmp/bench/fleet-<version>.svg (and bench/fleet-<version>.svg with
-# BENCH_CHART=1).  The store's log (with its checkpoints and autovacuum runs) and each run's
-# simulator log (its calls of 20 ms or more, by the second) are kept in
-# tmp/bench/fleet-<version>-logs/, to set a tail beside what the store did.
+# BENCH_CHART=1).  The store's log (with its checkpoints and autovacuum runs)
+# and each run's simulator log (its calls of 20 ms or more, by the second) are
+# kept in tmp/bench/fleet-<version>-logs/, to set a tail beside what the
+# store did.
 #
 #   BENCH_FLEET_SECONDS=15      measured seconds per run
 #   BENCH_FLEET_WARMUP=5        seconds between the start ramp and the
@@ -104,7 +105,6 @@ SECS=${BENCH_FLEET_SECONDS:-15}
 WARMUP=${BENCH_FLEET_WARMUP:-5}
 MODES=${BENCH_FLEET_MODES:-busy idle}
 STALL=${BENCH_FLEET_STALL:-}
-STALL_PID=
 TTL=${BENCH_FLEET_TTL:-10}
 SIZES=${BENCH_FLEET_N:-64 256 1024}
 SEGS=${BENCH_FLEET_SEGMENTS:-10}
@@ -378,8 +378,20 @@ failover_kill() {
 	watch_leader "$l" "$t0"
 }
 
+# BENCH_FLEET_STALL: the whole store (postmaster and children) stopped for
+# that long
+stall_store() {
+	local pm procs
+	pm=$(head -1 "$STORE/postmaster.pid")
+	procs="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+	kill -STOP $procs 2>/dev/null || true
+	sleep "$(awk -v ms="$STALL" 'BEGIN { printf "%.3f", ms / 1000 }')"
+	kill -CONT $procs 2>/dev/null || true
+	echo "  the store stopped for $STALL ms at $(date -u +%T) (SIGSTOP, $(echo $procs | wc -w) processes)"
+}
+
 run() {
-	local route=$1 mode=$2 n=$3 conninfo admin=$ADMIN bpid=0 out fail= secs=$SECS spid=$STORE_PID away=- real name ramp=()
+	local route=$1 mode=$2 n=$3 conninfo admin=$ADMIN bpid=0 out fail= fault= secs=$SECS spid=$STORE_PID away=- real name ramp=()
 	case "$mode" in busy+*) fail=${mode#busy+}; mode=busy ;; esac
 	case "$route" in
 	direct) conninfo=$DIRECT ;;
@@ -403,37 +415,29 @@ run() {
 			sleep 0.1
 		done
 	fi
+	fault=
 	if [ -n "$fail" ]; then
 		# the store's processes change: its CPU is not measured
 		spid=0
-		(
-			for _ in $(seq 1200); do [ -s "$WORK/measuring" ] && break; sleep 0.1; done
-			sleep 5
-			"failover_$fail"
-		) &
-		FAIL_PID=$!
+		fault=failover_$fail
+	elif [ -n "$STALL" ] && [ "$route" != patroni ]; then
+		fault=stall_store
 	fi
-	if [ -n "$STALL" ] && [ "$route" != patroni ] && [ -z "$fail" ]; then
-		# the whole store stopped for a moment: what the fleet does after it
+	if [ -n "$fault" ]; then
+		# 5 s into the measured seconds
 		(
 			for _ in $(seq 1200); do [ -s "$WORK/measuring" ] && break; sleep 0.1; done
 			sleep 5
-			pm=$(head -1 "$STORE/postmaster.pid")
-			procs="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
-			kill -STOP $procs 2>/dev/null || true
-			sleep "$(awk -v ms="$STALL" 'BEGIN { printf "%.3f", ms / 1000 }')"
-			kill -CONT $procs 2>/dev/null || true
-			echo "  the store stopped for $STALL ms at $(date -u +%T) (SIGSTOP, $(echo $procs | wc -w) processes)"
+			"$fault"
 		) &
-		STALL_PID=$!
+		FAULT_PID=$!
 	fi
 	out=$("${on_rest[@]}" "$WORK/fleet" --conninfo "$conninfo" --admin "$admin" --sql "$WORK/fleet.sql" --n "$n" \
 		--seconds "$secs" --warmup "$WARMUP" --ttl "$TTL" --slot-bits 11 --namespace fleet --prefix "sim-$name" \
 		--store-pid "$spid" --bouncer-pid "$bpid" --segments "$SEGS" --restarts "$RESTARTS" $([ "$mode" = idle ] && echo --idle) "${LEAD[@]}" \
 		--mark "$WORK/measuring" "${ramp[@]}" 2>"$WORK/fleet-$name.err") || { cat "$WORK/fleet-$name.err" >&2; return 1; }
-	[ -z "$STALL_PID" ] || { wait "$STALL_PID" || true; STALL_PID=; }
+	[ -z "$fault" ] || wait "$FAULT_PID" || true
 	if [ -n "$fail" ]; then
-		wait "$FAIL_PID" || true
 		mode=busy+$fail
 		away=$(sed -n 's/^away_ms=//p' "$WORK/failover.txt" 2>/dev/null)
 		sed 's/^/  /' "$WORK/failover.log" 2>/dev/null || true

@@ -62,26 +62,26 @@ extern bool cosid_citus_slot_mode(void);
 
 /*
  * A leased slot renews its lease every TTL / COSID_LEASE_RENEW_PART
- * (slot_lease.c), counted from when the last renewal was sent (1.4; from
- * its answer before, so that servers whose calls waited out one stall of
- * the store renewed together from then on): half the TTL, so a lease
- * outlives a store that stops answering by about half its TTL (less the
- * time of a turn); a call made while the lease lives gives up after half the time
- * it has left, so a call never answered leaves time to retry.  (A third until
- * the fleet measurements of issue 31: what a store spends goes with the
- * number of calls, each a synchronous commit, so 1,024 servers cost it a
- * third less CPU.)  Its lead is that part of the TTL
- * and COSID_WINDOW_RENEW_MS, so that the extension of a busy server's
- * window falls on the renewal its lease needs anyway (one store call every
- * half TTL, busy or idle, not every 300 ms), at most COSID_LEASE_LEAD_MAX_MS
- * and never less than COSID_WINDOW_LEAD_MS.  It also stays
- * COSID_LEASE_LEAD_MARGIN_MS inside what the store takes (an end at most the
- * TTL and a second ahead of its clock), from the offset of this server's
- * clock to the store's measured at the last renewal: a clock that runs ahead
- * gets a shorter lead, down to COSID_WINDOW_LEAD_MS, so it may still run up
- * to the TTL ahead.  A call waits up to the longest lead for a window that
- * starts ahead of the clock (after a crash, its own lease taken again).
- * bench/fleet.c reads these four from here.
+ * (slot_lease.c), counted from when the last renewal was sent (1.4; from its
+ * answer before, so that servers whose calls waited out one stall of the
+ * store renewed together from then on): half the TTL, so a lease outlives a
+ * store that stops answering by about half its TTL (less the time of a turn);
+ * a call made while the lease lives gives up after half the time it has left,
+ * so a call never answered leaves time to retry.  (A third until the fleet
+ * measurements of issue 31: what a store spends goes with the number of
+ * calls, each a synchronous commit, so 1,024 servers cost it a third less
+ * CPU.)  Its lead is that part of the TTL and COSID_WINDOW_RENEW_MS, so that
+ * the extension of a busy server's window falls on the renewal its lease
+ * needs anyway (one store call every half TTL, busy or idle, not every 300
+ * ms), at most COSID_LEASE_LEAD_MAX_MS and never less than
+ * COSID_WINDOW_LEAD_MS.  It also stays COSID_LEASE_LEAD_MARGIN_MS inside what
+ * the store takes (an end at most the TTL and a second ahead of its clock),
+ * from the offset of this server's clock to the store's measured at the last
+ * renewal: a clock that runs ahead gets a shorter lead, down to
+ * COSID_WINDOW_LEAD_MS, so it may still run up to the TTL ahead.  A call
+ * waits up to the longest lead for a window that starts ahead of the clock
+ * (after a crash, its own lease taken again).  bench/fleet.c reads these four
+ * from here.
  */
 #define COSID_LEASE_RENEW_PART		2
 #define COSID_LEASE_LEAD_MAX_MS		6000

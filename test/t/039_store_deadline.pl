@@ -89,6 +89,15 @@ sub store_failures
 	return @at;
 }
 
+# A lease-mode server's last renewal (Unix ms, the turn that sent it) and
+# how many renewals failed, from cosid_slot().
+sub renewal_state
+{
+	my ($node) = @_;
+	return split /\|/, $node->safe_psql('postgres',
+		q{SELECT (extract(epoch FROM last_renewal) * 1000)::bigint || '|' || renewal_failures FROM cosid_slot()});
+}
+
 # ======== 1. the back-off after the clock steps back 10 s
 
 my $node = cosid_node('server', conf => lease_conf($store, ttl => 3), no_start => 1);
@@ -249,19 +258,15 @@ my $lttl = 4;
 my $l = cosid_node('leaser', conf => lease_conf($store, ttl => $lttl, extra => ["cosid.namespace = 'ns039l'"]));
 $l->safe_psql('postgres', 'CREATE EXTENSION cosid');
 ok(defined wait_for_lease($l), 'part 3: a lease-mode server holds a slot');
-my $renewal_ms = sub {
-	return $l->safe_psql('postgres',
-		'SELECT (extract(epoch FROM last_renewal) * 1000)::bigint || \'|\' || renewal_failures FROM cosid_slot()');
-};
-my ($r0) = split /\|/, $renewal_ms->();
+my ($r0) = renewal_state($l);
 my ($last, $failures0);
-ok(poll_until(20, sub { ($last, $failures0) = split /\|/, $renewal_ms->(); $last ne $r0 }, 20),
+ok(poll_until(20, sub { ($last, $failures0) = renewal_state($l); $last ne $r0 }, 20),
 	'part 3: it renews');
 @stopped = ($store->{_pid}, child_pids($store->{_pid}));
 kill('STOP', @stopped) or die "could not stop the store: $!";
 my $t_fail;
 poll_until(15, sub {
-	my (undef, $n) = split /\|/, $renewal_ms->();
+	my (undef, $n) = renewal_state($l);
 	return 0 if $n == $failures0;
 	$t_fail = now_ms();
 	return 1;
@@ -336,17 +341,9 @@ ok( poll_until(($r_started + $idle_ms - now_ms()) / 1000 + 30, sub {
 			SELECT state = 'active' AND store_connected AND window_end < clock_timestamp() FROM cosid_slot()}) eq 't';
 	}, 200),
 	'part 5: idle, its window lapsed, it still holds its lease');
-my $last_renewal = sub {
-	return $r->safe_psql('postgres', 'SELECT (extract(epoch FROM last_renewal) * 1000)::bigint FROM cosid_slot()');
-};
-my $failures = sub {
-	return $r->safe_psql('postgres', 'SELECT renewal_failures FROM cosid_slot()');
-};
-my $l0 = $last_renewal->();
-my $l1;
-ok(poll_until(20, sub { $l1 = $last_renewal->(); $l1 ne $l0 }, 20), 'part 5: it renews');
-$l1 //= now_ms();
-my $failures0 = $failures->();
+my ($l0) = renewal_state($r);
+my ($l1, $r_failures0);
+ok(poll_until(20, sub { ($l1, $r_failures0) = renewal_state($r); $l1 ne $l0 }, 20), 'part 5: it renews');
 # lock its lease's row on the store shortly before its next renewal, so that
 # the renewal waits for it, and let go 0.8 s after it began to wait (the
 # renewal gives up after half what its lease has left: 2 s)
@@ -366,8 +363,8 @@ ok($waiting, 'part 5: a renewal waits for the locked row');
 usleep(800_000);
 $lk_in .= "COMMIT;\n\\q\n";
 $locker->finish;
-# the next renewal, and the one after it, ended in the store's log
-my @renewals;
+# the slow renewal, and the one after it, in the store's log
+my (@renewals, $slow);
 poll_until(20, sub {
 	# when each renewal began to run (Unix ms) and how long it took: the
 	# first duration its backend logged after it
@@ -386,14 +383,13 @@ poll_until(20, sub {
 			delete $running{$1};
 		}
 	}
-	my ($slow) = grep { ($renewals[$_][1] // 0) >= 600 } 0 .. $#renewals;
+	($slow) = grep { ($renewals[$_][1] // 0) >= 600 } 0 .. $#renewals;
 	return defined $slow && $slow < $#renewals;
 }, 200);
-my ($slow) = grep { ($renewals[$_][1] // 0) >= 600 } 0 .. $#renewals;
 ok(defined $slow && $slow < $#renewals, 'part 5: the store answered it 0.8 s late, and the server renewed again');
 # the slow renewal succeeded (one that gave up would be retried after a
 # back-off, on a rhythm of its own)
-is($failures->(), $failures0, 'part 5: and no renewal failed');
+is((renewal_state($r))[1], $r_failures0, 'part 5: and no renewal failed');
 SKIP:
 {
 	skip 'no slow renewal and one after it in the store\'s log', 2 unless defined $slow && $slow < $#renewals;
