@@ -552,9 +552,10 @@ failed(Holder *h, int kind, int64_t now, const char *why, const char *sqlstate)
 		else
 			connect_errors++;
 	}
+	/* the message's first line (a store's error goes on with its CONTEXT) */
 	if (logged++ < 10)
-		fprintf(stderr, "fleet: %s of %s failed: %s%s", kind_name[kind], h->instance, why,
-				why[0] != '\0' && why[strlen(why) - 1] == '\n' ? "" : "\n");
+		fprintf(stderr, "fleet: %s of %s failed: %.*s\n", kind_name[kind], h->instance,
+				(int) strcspn(why, "\n"), why);
 	h->inflight = -1;
 	/* equal jitter, as core/backoff.c: between half and all of the delay */
 	h->next_turn = now + h->backoff_ms - h->backoff_ms / 2 + random() % (h->backoff_ms / 2 + 1);
