@@ -207,13 +207,15 @@ COMMENT ON COLUMN cosid.lease.window_start IS 'the window end the holder''s acqu
 -- holder, often the same server restarted, does not wait for the lead it
 -- recorded), never below where its window started (window_start: a holder
 -- vouches for its own ids only, never for its predecessors'); a lease taken
--- before 1.4 keeps the greater of the two, as in 1.3.
+-- before 1.4 keeps the greater of the two, as in 1.3.  It waits for a
+-- lock as lease_acquire does (at most 4 seconds, no deadlock check).
 CREATE OR REPLACE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid,
 											   last_end bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-SET lock_timeout = '5s' AS $$
+SET lock_timeout = '4s'
+SET deadlock_timeout = '5s' AS $$
 DECLARE
 	now_ms bigint;
 	recorded bigint;
@@ -285,23 +287,30 @@ $$;
 -- kept (window_start): its release may lower the end to its last one, never
 -- below that.  A slot is chosen in a new order: the lowest released one,
 -- else the lowest never leased, else the one expired longest (a lease that
--- lapsed a moment ago most often has a holder still reconnecting).  An
--- acquire or a release waits at most 5 seconds for a lock (lock_timeout,
--- 55P03): the server gives up a call after 5 seconds, and a store whose
--- clients went away must not go on queueing their calls behind the
--- namespace's lock.
+-- lapsed a moment ago most often has a holder still reconnecting); the
+-- lowest slot without a row is counted before it is searched for.  An
+-- acquire or a release waits at most 4 seconds for a lock (lock_timeout,
+-- 55P03), a second less than a server waits for a call's answer: a call
+-- that queued too long ends with that answer and the server keeps its
+-- connection, and a store whose clients went away does not go on queueing
+-- their calls behind the namespace's lock.  Its deadlock_timeout (5
+-- seconds) is longer, so a waiting call never runs the deadlock check
+-- (none is possible: see cosid--1.4.sql).
 CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-SET lock_timeout = '5s' AS $$
+SET lock_timeout = '4s'
+SET deadlock_timeout = '5s' AS $$
 DECLARE
 	slots bigint;
 	ttl_limit interval;
 	own boolean;
 	chosen bigint;
 	gap bigint;
+	taken bigint;
+	top bigint;
 BEGIN
 	IF lease_acquire.namespace = '' OR lease_acquire.instance = '' THEN
 		RAISE EXCEPTION 'invalid cosid lease request: the namespace and the instance must not be empty'
@@ -356,12 +365,28 @@ BEGIN
 		FOR NO KEY UPDATE SKIP LOCKED;
 		IF NOT FOUND THEN
 			-- the lowest slot without a row (rows are made only here, one
-			-- acquire at a time): one pass over the namespace's rows in slot
+			-- acquire at a time).  Counted first (1.4, Fleet): all slots
+			-- below 2^slot_bits have rows (a full fleet) or they run from 0
+			-- without a hole (a growing one), as is usual, and no row is
+			-- visited twice; else one pass over the namespace's rows in slot
 			-- order, whatever the plan (an anti-join of every row's slot + 1
-			-- could be planned as a nested loop, n^2: 66 ms at 1,024 rows)
-			SELECT coalesce(min(x.prev + 1) FILTER (WHERE x.slot > x.prev + 1), max(x.slot) + 1, 0) INTO gap
-			FROM (SELECT r.slot::bigint AS slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
-				  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x;
+			-- could be planned as a nested loop, n^2: 66 ms at 1,024 rows),
+			-- that stops at the first hole
+			SELECT count(*), max(r.slot) INTO taken, top
+			FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace AND r.slot < slots;
+			IF taken = slots THEN
+				gap := slots;
+			ELSIF taken = coalesce(top + 1, 0) THEN
+				gap := taken;
+			ELSE
+				-- (x.slot is the column itself, not a cast: the scan's order,
+				-- so the LIMIT stops it without a sort)
+				SELECT x.prev + 1 INTO gap
+				FROM (SELECT r.slot, lag(r.slot::bigint, 1, -1::bigint) OVER (ORDER BY r.slot) AS prev
+					  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x
+				WHERE x.slot > x.prev + 1
+				ORDER BY x.slot LIMIT 1;
+			END IF;
 			IF gap < slots THEN
 				chosen := gap;
 			ELSE
@@ -641,6 +666,22 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 -- time; renewals share their WAL flushes and never wait behind them (a
 -- FOR SHARE that 1.4's first change took queued every renewal behind each
 -- acquire and release: 9 ms a renewal on average at 2 restarts a second).
+-- A fleet that acquires all at once (1,024 servers started together, or
+-- back after the store was away past the TTL) queues on the namespace's
+-- row, one acquire after another.  On two cores that queue never drained:
+-- each acquire scanned the namespace's rows four times under the lock (4.7
+-- ms at 1,024 rows, 10 ms in a new backend), a thousand waiters each ran
+-- the deadlock check after a second, and the calls that waited past the
+-- servers' 5 s came back on new connections, whose new backends made the
+-- next acquires slower still.  Now acquires find this instance's own live
+-- lease and the lowest released slot by index (a hash index for the
+-- instance id: one of any length, even one a 1.3 store took, can be
+-- indexed) and count before they search for the lowest slot without a
+-- row; lease_acquire and lease_release wait 4 s for a lock, answering
+-- before the server gives up, and never run the deadlock check.
+-- Renewals touch neither index (their updates stay HOT).
+CREATE INDEX lease_instance ON cosid.lease USING hash (instance);
+CREATE INDEX lease_released ON cosid.lease (namespace, slot) WHERE instance IS NULL;
 -- end of Fleet (1.4)
 
 -- The trigger that binds a written row's custom codec functions runs only

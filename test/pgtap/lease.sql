@@ -8,7 +8,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
 -- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(189);
+SELECT plan(192);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -88,10 +88,25 @@ CREATE FUNCTION pg_temp.tok(ns text, inst text) RETURNS uuid LANGUAGE sql AS $f$
 	SELECT t.token FROM tokens t WHERE t.namespace = ns AND t.instance = inst
 $f$;
 DELETE FROM cosid.lease WHERE namespace IN ('p', 'q', 'p_role', 'p31', 'p1', 'p_holder');
+-- rows of cosid.lease this transaction has read so far (seq_tup_read and
+-- idx_tup_fetch count as the scans go, visible to the transaction itself)
+CREATE TEMP TABLE reads (what text PRIMARY KEY, n bigint);
+CREATE FUNCTION pg_temp.lease_reads() RETURNS bigint LANGUAGE sql AS $f$
+	SELECT coalesce(s.seq_tup_read, 0) + coalesce(s.idx_tup_fetch, 0)
+	FROM pg_catalog.pg_stat_xact_user_tables s WHERE s.relid = 'cosid.lease'::regclass
+$f$;
+CREATE FUNCTION pg_temp.reads_since(what text) RETURNS bigint LANGUAGE sql AS $f$
+	SELECT pg_temp.lease_reads() - r.n FROM reads r WHERE r.what = reads_since.what
+$f$;
 
 -- ---- shape
 SELECT has_table('cosid', 'lease', 'table cosid.lease exists');
 SELECT col_is_pk('cosid', 'lease', ARRAY['namespace', 'slot'], 'one row per slot of a namespace');
+SELECT results_eq($$SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index
+	WHERE indrelid = 'cosid.lease'::regclass AND NOT indisprimary ORDER BY 1$$,
+	$$VALUES ('cosid.lease_instance', 'CREATE INDEX lease_instance ON cosid.lease USING hash (instance)'),
+			 ('cosid.lease_released', 'CREATE INDEX lease_released ON cosid.lease USING btree (namespace, slot) WHERE (instance IS NULL)')$$,
+	'(1.4) an acquire finds its own lease (hash: an instance id of any length) and the lowest released slot by index');
 SELECT col_type_is('cosid', 'lease', 'token', 'uuid', 'cosid.lease keeps a uuid fencing token');
 SELECT has_function('cosid', 'lease_acquire', ARRAY['text', 'text', 'integer', 'interval']);
 SELECT has_function('cosid', 'lease_renew', ARRAY['text', 'integer', 'text', 'uuid', 'bigint', 'interval']);
@@ -127,10 +142,10 @@ SELECT results_eq($$SELECT p.oid::regprocedure::text, array_to_string(p.proconfi
 					'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
 					'cosid.lease_release(text, integer, text, uuid, bigint)'::regprocedure)
 	ORDER BY 1$$,
-	$$VALUES ('cosid.lease_acquire(text,text,integer,interval)', 'search_path=pg_catalog, pg_temp; lock_timeout=5s'),
-			 ('cosid.lease_release(text,integer,text,uuid,bigint)', 'search_path=pg_catalog, pg_temp; lock_timeout=5s'),
+	$$VALUES ('cosid.lease_acquire(text,text,integer,interval)', 'search_path=pg_catalog, pg_temp; lock_timeout=4s; deadlock_timeout=5s'),
+			 ('cosid.lease_release(text,integer,text,uuid,bigint)', 'search_path=pg_catalog, pg_temp; lock_timeout=4s; deadlock_timeout=5s'),
 			 ('cosid.lease_renew(text,integer,text,uuid,bigint,interval)', 'search_path=pg_catalog, pg_temp')$$,
-	'(1.4) acquire and release wait at most 5 s for a lock (the server gives up a call after 5 s); a renewal sets nothing more');
+	'(1.4) acquire and release wait at most 4 s for a lock, so they answer before the server gives up a call (5 s), and never run the deadlock check (deadlock_timeout is longer); a renewal sets nothing more');
 SELECT is((SELECT count(*)::int FROM pg_proc
 	WHERE oid IN ('cosid.lease_acquire(text, text, integer, interval)'::regprocedure,
 				  'cosid.lease_renew(text, integer, text, uuid, bigint, interval)'::regprocedure,
@@ -378,6 +393,9 @@ INSERT INTO cosid.lease (namespace, slot, instance, expires_at, window_end)
 SELECT 'p31', s, 'x' || s, clock_timestamp() + interval '1 hour', s FROM generate_series(1, 999) s
 UNION ALL
 SELECT 'p31', 2147483647, 'top', clock_timestamp() + interval '1 hour', 1;
+-- as autovacuum does on a store as its rows grow (the analyze also has every
+-- backend plan the lease functions' statements again)
+ANALYZE cosid.lease;
 SELECT ok(pg_temp.elapsed_ms($$SELECT pg_temp.acquire('p31', 'b', 31, '1 minute')$$) < 1000,
 	'with 1000 live leases and the top slot held, acquire still answers at once');
 SELECT is(pg_temp.tok('p31', 'b') IS NOT NULL AND (SELECT slot FROM tokens WHERE namespace = 'p31' AND instance = 'b') = 1000,
@@ -385,12 +403,18 @@ SELECT is(pg_temp.tok('p31', 'b') IS NOT NULL AND (SELECT slot FROM tokens WHERE
 UPDATE cosid.lease SET instance = NULL, expires_at = clock_timestamp() WHERE namespace = 'p31' AND slot = 500;
 UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '1 second' WHERE namespace = 'p31' AND slot = 300;
 UPDATE cosid.lease SET expires_at = clock_timestamp() - interval '10 seconds' WHERE namespace = 'p31' AND slot = 700;
+INSERT INTO reads VALUES ('released', pg_temp.lease_reads());
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'c', 31, '1 minute')$$,
 	$$VALUES (500, 500::bigint)$$, '(1.4) a released slot comes first, though expired ones (300, 700) are lower');
+SELECT cmp_ok(pg_temp.reads_since('released'), '<', 20::bigint,
+	'(1.4) and that acquire read a few of the namespace''s 1,001 rows, not all (by index)');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'd', 31, '1 minute')$$,
 	$$VALUES (1001, 0::bigint)$$, '(1.4) then the lowest slot never leased, the one past the last live lease');
+INSERT INTO reads VALUES ('own', pg_temp.lease_reads());
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'top', 31, '1 minute')$$,
 	$$VALUES (2147483647, 1::bigint)$$, 'the holder of the top slot, 2^31 - 1, gets it back');
+SELECT cmp_ok(pg_temp.reads_since('own'), '<', 20::bigint,
+	'(1.4) finding its own live lease read a few of the namespace''s rows, not all');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'f', 10, '1 minute')$$,
 	$$VALUES (1002, 0::bigint)$$, 'with 10 bits as with 31, the lowest never leased');
 INSERT INTO cosid.lease (namespace, slot, instance, expires_at)

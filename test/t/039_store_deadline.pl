@@ -42,6 +42,20 @@
 #    renewal waited out one stall of the store renewed together from then
 #    on, a burst every half TTL that stalled the store again and gathered
 #    more servers each time (the fleet bench's idle rows, docs/benchmarks.md).
+# 6. An acquire that queues for its namespace answers in time, on the same
+#    connection.  A session on the store holds the namespace's row (as an
+#    acquire or a release of another server does while it runs) for 5.5 s
+#    while a new lease-mode server acquires, and a plain statement queues
+#    behind it too.  The acquire gives up waiting after 4 s (lock_timeout,
+#    55P03), before the server's 5 s, so the server gets that answer, keeps
+#    its connection and acquires again on it; and no acquire runs the
+#    deadlock check (log_lock_waits logs the plain statement's wait when its
+#    check runs after the store's deadlock_timeout, 1 s, and never an
+#    acquire's).  Until 1.4 the acquire waited 5 s, the server gave up first
+#    and came back on a new connection, and each waiting acquire ran the
+#    check after 1 s: a thousand servers acquiring together (the fleet
+#    bench's start, a store back after the TTL) never got their slots on two
+#    cores.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -402,5 +416,92 @@ SKIP:
 	cmp_ok($gap, '<=', $period_ms + 500, 'part 5: the next renewal came half the TTL after the slow one was sent, not after its answer');
 }
 $r->stop;
+
+# ======== 6. an acquire that queues for its namespace answers in time
+
+# a wait for a lock is logged when the deadlock check runs, after the
+# store's deadlock_timeout (1 s)
+$store->append_conf('postgresql.conf', 'log_lock_waits = on');
+$store->reload;
+$log_from = -s $store->logfile;
+$store->safe_psql('postgres', q{INSERT INTO cosid.lease_namespace (namespace) VALUES ('ns039q')});
+my ($nl_in, $nl_out, $nl_err) =
+  ("BEGIN;\nSELECT 1 FROM cosid.lease_namespace WHERE namespace = 'ns039q' FOR UPDATE;\n", '', '');
+my $holder = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-h', $store->host, '-p', $store->port, '-d', 'postgres' ],
+	'<', \$nl_in, '>', \$nl_out, '2>', \$nl_err, IPC::Run::timeout(60));
+$holder->pump_nb;
+ok(poll_until(10, sub {
+		$holder->pump_nb;
+		$store->safe_psql('postgres', q{
+			SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE l.locktype = 'transactionid' AND l.granted AND a.query LIKE '%lease_namespace WHERE%'}) > 0;
+	}, 20),
+	'part 6: a session holds the namespace\'s row');
+my $q = cosid_node('queued', conf => lease_conf($store, ttl => 3, extra => ["cosid.namespace = 'ns039q'"]));
+$q->safe_psql('postgres', 'CREATE EXTENSION cosid');
+my $acquire_pid;
+ok(poll_until(15, sub {
+		$holder->pump_nb;
+		$acquire_pid = $store->safe_psql('postgres', q{
+			SELECT pid FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%cosid.lease_acquire(%'});
+		return $acquire_pid =~ /^\d+$/;
+	}, 20),
+	'part 6: a new server\'s acquire waits for it');
+my $t_wait = now_ms();
+# a plain statement waits behind it too: its wait is logged (the check runs)
+my ($pl_in, $pl_out, $pl_err) =
+  ("SELECT 1 FROM cosid.lease_namespace WHERE namespace = 'ns039q' FOR UPDATE;\n\\q\n", '', '');
+my $plain = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-h', $store->host, '-p', $store->port, '-d', 'postgres' ],
+	'<', \$pl_in, '>', \$pl_out, '2>', \$pl_err, IPC::Run::timeout(60));
+my $plain_pid = '';
+poll_until(5, sub {
+	$holder->pump_nb;
+	$plain->pump_nb;
+	$plain_pid = $store->safe_psql('postgres', q{
+		SELECT pid FROM pg_stat_activity
+		WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT 1 FROM cosid.lease_namespace%'});
+	return $plain_pid =~ /^\d+$/;
+}, 20);
+while (now_ms() < $t_wait + 5500)
+{
+	$holder->pump_nb;
+	$plain->pump_nb;
+	usleep(50_000);
+}
+$nl_in .= "COMMIT;\n\\q\n";
+$holder->finish;
+$plain->finish;
+ok(defined wait_for_lease($q, 20), 'part 6: once it is let go, the server leases a slot');
+# the store's log: each acquire's backend and when it began, the lock
+# timeout, and the waits the deadlock check logged
+my (@acquires, @timeouts, %logged_wait);
+for my $line (split /\n/, substr(slurp_file($store->logfile), $log_from))
+{
+	push @acquires, [ $2, $1 * 1000 ]
+	  if $line =~ /^(\d+\.\d+) \[(\d+)\] LOG:  execute [^:]*: SELECT slot, previous_end, token FROM cosid\.lease_acquire\(/;
+	push @timeouts, [ $2, $1 * 1000 ]
+	  if $line =~ /^(\d+\.\d+) \[(\d+)\] ERROR:  canceling statement due to lock timeout$/;
+	$logged_wait{$1} = 1 if $line =~ /^\d+\.\d+ \[(\d+)\] LOG:  process \d+ still waiting for /;
+}
+my @failed = grep { $_->[0] == $acquire_pid } @timeouts;
+ok(@acquires >= 2 && @failed == 1, 'part 6: its first acquire gave up waiting (lock_timeout), and it acquired again');
+SKIP:
+{
+	skip 'no acquire that timed out in the store\'s log', 3 unless @failed == 1 && @acquires >= 2;
+	my ($first) = grep { $_->[0] == $acquire_pid } @acquires;
+	my $waited = int($failed[0][1] - $first->[1]);
+	note("part 6: the first acquire ended after $waited ms; acquires ran in backends "
+		  . join(', ', map { $_->[0] } @acquires));
+	cmp_ok($waited, '<', $deadline_ms, 'part 6: it answered before the server gives up a call (5 s)');
+	cmp_ok($waited, '>=', 3900, 'part 6: after waiting 4 s for the lock');
+	is($acquires[-1][0], $acquire_pid, 'part 6: the server acquired again on the same connection (the same backend)');
+}
+ok($plain_pid =~ /^\d+$/ && $logged_wait{$plain_pid},
+	'part 6: the plain statement\'s wait was logged (the deadlock check ran for it)');
+is(scalar(grep { $logged_wait{ $_->[0] } } @acquires), 0, 'part 6: no acquire ran the deadlock check');
+$q->stop;
 $store->stop;
 done_testing();
