@@ -45,7 +45,9 @@
  * children's time) and PgBouncer's (--bouncer-pid); the store's client
  * connections (pg_stat_activity, through --admin); new connections made and
  * failed; how many servers were back at the end (a window open within its
- * last 2 s) and connected.  Printed as key=value lines; --mark FILE is
+ * last 2 s) and connected; when the last server got its first slot
+ * (all_slots_ms, from the start ramp's beginning; -1: one never had one).
+ * Printed as key=value lines; --mark FILE is
  * written when the measurement starts (bench/fleet.sh times its faults from
  * it).  At the end every virtual server releases its slot (for 30 s at
  * most).
@@ -194,6 +196,7 @@ typedef struct Holder
 	int64_t		closed_since;	/* busy: when its window last closed (0: open) */
 	int64_t		longest_stall;	/* busy: the longest time it was closed */
 	int64_t		last_open;		/* when its window was last seen open */
+	int64_t		first_slot;		/* when its first acquire answered (0: not yet) */
 	char		instance[64];
 } Holder;
 
@@ -671,6 +674,8 @@ answered(Holder *h, PGresult *res)
 	switch (kind)
 	{
 		case K_ACQUIRE:
+			if (h->first_slot == 0)
+				h->first_slot = now;
 			h->slot = atoi(PQgetvalue(res, 0, 0));
 			h->start = atoll(PQgetvalue(res, 0, 1));
 			snprintf(h->token, sizeof(h->token), "%s", PQgetvalue(res, 0, 2));
@@ -798,6 +803,7 @@ main(int argc, char **argv)
 	int		   *by_slot;
 	int			nslots;
 	int64_t		t0,
+				ramp0,
 				m0 = 0,
 				m1 = 0;
 	long		cpu0 = 0,
@@ -933,6 +939,7 @@ main(int argc, char **argv)
 	 * it.
 	 */
 	t0 = now_ms();
+	ramp0 = t0;
 	if (ramp_ms <= 0)
 		ramp_ms = nholders * 5 > 1000 ? nholders * 5 : 1000;
 	for (int i = 0; i < nholders; i++)
@@ -1079,6 +1086,18 @@ main(int argc, char **argv)
 		printf("back=%ld\nconnected=%ld\nreconnects=%ld\nconnect_errors=%ld\n", back, connected, reconnects,
 			   connect_errors);
 		printf("held_twice=%ld\n", held_twice);
+		/*
+		 * how long the start took: from the ramp's start until every holder
+		 * had its first slot (-1: one never had one)
+		 */
+		{
+			int64_t		last = 0;
+
+			for (int i = 0; i < nholders && last >= 0; i++)
+				last = holders[i].first_slot == 0 ? -1 :
+					holders[i].first_slot > last ? holders[i].first_slot : last;
+			printf("all_slots_ms=%lld\n", (long long) (last < 0 ? -1 : last - ramp0));
+		}
 		if (busy)
 		{
 			double	   *st = malloc(sizeof(double) * nholders);

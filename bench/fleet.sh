@@ -20,7 +20,10 @@
 # Measured over BENCH_FLEET_SECONDS (15) after BENCH_FLEET_WARMUP (5 s): the
 # store's CPU (its processes' from /proc) as a share of one core,
 # PgBouncer's, the latency of renewals (send to answer) at p50 / p99 / p99.9
-# / max, calls a second, and the store's client connections.  Targets
+# / max, calls a second, and the store's client connections; and how long
+# the start took (all_slots_s: from the start ramp's beginning until every
+# holder had its first slot, as when a fleet starts together or comes back
+# after the store was away past the TTL; - when one never had one).  Targets
 # (issue 31): at 1,024 holders at most 10% of one core and p99 at most
 # 10 ms; reported OK or MISSED, never failing the run.  The table is printed and written to
 # tmp/bench/fleet-<version>.tsv, the chart (gnuplot) to
@@ -293,7 +296,7 @@ point_real() {
 
 ulimit -n 8192 2>/dev/null || true
 RESULTS=$WORK/fleet.tsv
-printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\theld_twice\tstall_max_ms\tstall_p50_ms\tstore_away_ms\tback\n' >"$RESULTS"
+printf 'route\tmode\tholders\tstore_cpu_pct\tbouncer_cpu_pct\trenew_per_s\trenew_p50_ms\trenew_p99_ms\trenew_p999_ms\trenew_max_ms\tacquire_p99_ms\trelease_p99_ms\tsegment_p99_ms\terrors\tstore_connections\treal_servers\theld_twice\tstall_max_ms\tstall_p50_ms\tstore_away_ms\tback\tall_slots_s\n' >"$RESULTS"
 
 # spawn NAME LOG COMMAND...: COMMAND in the background as the server user,
 # its pid (the command's own, not a wrapper's) in $WORK/NAME.pid
@@ -445,12 +448,13 @@ run() {
 	# the real servers lease from the single store, not from the Patroni cluster
 	if [ "$route" = patroni ]; then real=-; else real=$(real_state); fi
 	v() { echo "$out" | sed -n "s/^$1=//p"; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$route" "$mode" "$n" \
 		"$(v store_cpu_pct)" "$(v bouncer_cpu_pct)" "$(v renew_per_s)" "$(v renew_p50_ms)" "$(v renew_p99_ms)" \
 		"$(v renew_p999_ms)" "$(v renew_max_ms)" "$(v acquire_p99_ms)" "$(v release_p99_ms)" "$(v segment_p99_ms)" \
 		"$(($(v acquire_errors) + $(v renew_errors) + $(v release_errors) + $(v segment_errors) + $(v connect_errors)))" \
 		"$(v store_connections)" "$real" "$(v held_twice)" "$(v stall_max_ms)" "$(v stall_p50_ms)" "$away" \
-		"$(if [ "$mode" = idle ]; then echo -; else echo "$(v back)/$n"; fi)" >>"$RESULTS"
+		"$(if [ "$mode" = idle ]; then echo -; else echo "$(v back)/$n"; fi)" \
+		"$(awk -v ms="$(v all_slots_ms)" 'BEGIN { if (ms == "" || ms < 0) print "-"; else printf "%.1f\n", ms / 1000 }')" >>"$RESULTS"
 	if [ "$mode" != idle ] && [ "$(v back)" != "$n" ]; then
 		echo "  fleet: $((n - $(v back))) of $n busy holders had no window open in the last 2 s ($(v connected) connected; log: $WORK/fleet-$name.err)"
 	fi

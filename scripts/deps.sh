@@ -46,7 +46,7 @@ packages=(
 	# active-active replication (test/t/070_pglogical.pl; scripts/pg.sh builds it for the others)
 	postgresql-"$COSID_PG_DEBIAN"-pglogical
 	# the nemesis (test/t/095_nemesis.pl: network namespaces, dropped packets) and
-	# the fleet benchmark through PgBouncer (bench/fleet.py)
+	# the fleet benchmark through PgBouncer (bench/fleet.sh)
 	iproute2 nftables util-linux pgbouncer
 	# HA managers (test/t/076_patroni.pl with one etcd, 077_pg_auto_failover.pl: its
 	# monitor extension exists for bookworm's PostgreSQL only)
