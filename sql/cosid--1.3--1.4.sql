@@ -208,7 +208,8 @@ COMMENT ON COLUMN cosid.lease.window_start IS 'the window end the holder''s acqu
 -- recorded), never below where its window started (window_start: a holder
 -- vouches for its own ids only, never for its predecessors'); a lease taken
 -- before 1.4 keeps the greater of the two, as in 1.3.  It waits for a
--- lock as lease_acquire does (at most 4 seconds, no deadlock check).
+-- lock as lease_acquire does (at most 4 seconds for each, no deadlock
+-- check).
 CREATE OR REPLACE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid,
 											   last_end bigint)
 RETURNS boolean
@@ -289,13 +290,13 @@ $$;
 -- else the lowest never leased, else the one expired longest (a lease that
 -- lapsed a moment ago most often has a holder still reconnecting); the
 -- lowest slot without a row is counted before it is searched for.  An
--- acquire or a release waits at most 4 seconds for a lock (lock_timeout,
--- 55P03), a second less than a server waits for a call's answer: a call
--- that queued too long ends with that answer and the server keeps its
--- connection, and a store whose clients went away does not go on queueing
--- their calls behind the namespace's lock.  Its deadlock_timeout (5
--- seconds) is longer, so a waiting call never runs the deadlock check
--- (none is possible: see cosid--1.4.sql).
+-- acquire or a release waits at most 4 seconds for each lock
+-- (lock_timeout, 55P03), a second less than a server waits for a call's
+-- answer: a call that queued too long ends with that answer and the server
+-- keeps its connection, and a store whose clients went away does not go on
+-- queueing their calls behind the namespace's lock.  Its deadlock_timeout
+-- (5 seconds) is longer, so a waiting call never runs the deadlock check
+-- (calls made one per transaction cannot deadlock: see cosid--1.4.sql).
 CREATE OR REPLACE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
@@ -368,7 +369,7 @@ BEGIN
 			-- acquire at a time).  Counted first (1.4, Fleet): all slots
 			-- below 2^slot_bits have rows (a full fleet) or they run from 0
 			-- without a hole (a growing one), as is usual, and no row is
-			-- visited twice; else one pass over the namespace's rows in slot
+			-- visited twice; else a second pass over the namespace's rows in slot
 			-- order, whatever the plan (an anti-join of every row's slot + 1
 			-- could be planned as a nested loop, n^2: 66 ms at 1,024 rows),
 			-- that stops at the first hole
@@ -386,6 +387,10 @@ BEGIN
 					  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x
 				WHERE x.slot > x.prev + 1
 				ORDER BY x.slot LIMIT 1;
+				-- (a row made by hand since the count filled the hole)
+				IF NOT FOUND THEN
+					gap := slots;
+				END IF;
 			END IF;
 			IF gap < slots THEN
 				chosen := gap;
@@ -677,8 +682,8 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 -- lease and the lowest released slot by index (a hash index for the
 -- instance id: one of any length, even one a 1.3 store took, can be
 -- indexed) and count before they search for the lowest slot without a
--- row; lease_acquire and lease_release wait 4 s for a lock, answering
--- before the server gives up, and never run the deadlock check.
+-- row; lease_acquire and lease_release wait at most 4 s for each lock,
+-- answering before the server gives up, and never run the deadlock check.
 -- Renewals touch neither index (their updates stay HOT).
 CREATE INDEX lease_instance ON cosid.lease USING hash (instance);
 CREATE INDEX lease_released ON cosid.lease (namespace, slot) WHERE instance IS NULL;

@@ -783,18 +783,21 @@ REVOKE ALL ON cosid.lease_namespace FROM PUBLIC;
 -- commit, finds the new token and fails (55000).  The new holder's window
 -- start is kept (window_start): its release may lower the end to its last
 -- one, never below that.  An acquire or a release waits at most 4 seconds
--- for a lock (lock_timeout, 55P03), a second less than a server waits for a
+-- for each lock (lock_timeout, 55P03; a call queued for the namespace's row
+-- waits about that long in all), a second less than a server waits for a
 -- call's answer (5 seconds): a call that queued too long ends with that
 -- answer, so the server keeps its connection (and the store its warm
 -- backend) for the next try instead of dropping it, and a store whose
 -- clients went away does not go on queueing their calls behind the
 -- namespace's lock.  Its deadlock_timeout (5 seconds) is longer, so a
--- waiting call never runs PostgreSQL's deadlock check: when a fleet's
--- acquires queued together, each of a thousand waiters ran it after a
--- second, holding every lock partition while it walked the queue (no
--- deadlock is possible here: an acquire or a release locks its
--- namespace's row before any lease's, a renewal only its lease's, and
--- lock_timeout ends any other wait).
+-- waiting call never runs PostgreSQL's deadlock check (nor does
+-- log_lock_waits log its wait): when a fleet's acquires queued together,
+-- each of a thousand waiters ran it after a second, holding every lock
+-- partition while it walked the queue.  Calls made one per transaction, as
+-- the servers make them, cannot deadlock: an acquire or a release locks
+-- its namespace's row before any lease's, a renewal only its lease's; in a
+-- transaction that makes several, lock_timeout ends a cycle (55P03, not
+-- 40P01).
 CREATE FUNCTION cosid.lease_acquire(namespace text, instance text, slot_bits integer, ttl interval,
 									OUT slot integer, OUT previous_end bigint, OUT expires_at timestamptz,
 									OUT token uuid)
@@ -867,7 +870,7 @@ BEGIN
 			-- acquire at a time).  Counted first (1.4, Fleet): all slots
 			-- below 2^slot_bits have rows (a full fleet) or they run from 0
 			-- without a hole (a growing one), as is usual, and no row is
-			-- visited twice; else one pass over the namespace's rows in slot
+			-- visited twice; else a second pass over the namespace's rows in slot
 			-- order, whatever the plan (an anti-join of every row's slot + 1
 			-- could be planned as a nested loop, n^2: 66 ms at 1,024 rows),
 			-- that stops at the first hole
@@ -885,6 +888,10 @@ BEGIN
 					  FROM cosid.lease r WHERE r.namespace = lease_acquire.namespace) x
 				WHERE x.slot > x.prev + 1
 				ORDER BY x.slot LIMIT 1;
+				-- (a row made by hand since the count filled the hole)
+				IF NOT FOUND THEN
+					gap := slots;
+				END IF;
 			END IF;
 			IF gap < slots THEN
 				chosen := gap;
@@ -1021,8 +1028,8 @@ $$;
 -- unless this role holds the slot under this instance id with this token.
 -- A last end above both the recorded window end and one second past the
 -- store's clock is refused (22023): a holder issues only below an end it
--- recorded.  It waits for a lock as lease_acquire does (at most 4 seconds,
--- no deadlock check).
+-- recorded.  It waits for a lock as lease_acquire does (at most 4 seconds
+-- for each, no deadlock check).
 CREATE FUNCTION cosid.lease_release(namespace text, slot integer, instance text, token uuid, last_end bigint)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
@@ -1663,8 +1670,8 @@ COMMENT ON FUNCTION cosid_capacity(text) IS 'a generator''s limits (servers, ids
 -- lease and the lowest released slot by index (a hash index for the
 -- instance id: one of any length, even one a 1.3 store took, can be
 -- indexed) and count before they search for the lowest slot without a
--- row; lease_acquire and lease_release wait 4 s for a lock, answering
--- before the server gives up, and never run the deadlock check.
+-- row; lease_acquire and lease_release wait at most 4 s for each lock,
+-- answering before the server gives up, and never run the deadlock check.
 -- Renewals touch neither index (their updates stay HOT).
 CREATE INDEX lease_instance ON cosid.lease USING hash (instance);
 CREATE INDEX lease_released ON cosid.lease (namespace, slot) WHERE instance IS NULL;

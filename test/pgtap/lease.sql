@@ -8,7 +8,7 @@
 -- Namespaces 'p', 'q', 'p_role', 'p31', 'p1', 'p_holder' and 'p_cap'; all
 -- undone by the ROLLBACK.
 BEGIN;
-SELECT plan(192);
+SELECT plan(193);
 -- a free-slot search that enumerated slots would run into this, not hang
 SET LOCAL statement_timeout = '20s';
 
@@ -415,6 +415,11 @@ SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'top',
 	$$VALUES (2147483647, 1::bigint)$$, 'the holder of the top slot, 2^31 - 1, gets it back');
 SELECT cmp_ok(pg_temp.reads_since('own'), '<', 20::bigint,
 	'(1.4) finding its own live lease read a few of the namespace''s rows, not all');
+-- the counters count (with track_counts off the two above would pass on 0)
+INSERT INTO reads VALUES ('control', pg_temp.lease_reads());
+CREATE TEMP TABLE scanned AS SELECT count(*) AS n FROM cosid.lease WHERE namespace || '' = 'p31';
+SELECT cmp_ok(pg_temp.reads_since('control'), '>=', 1001::bigint,
+	'and a scan of the whole table counts every row it read');
 SELECT results_eq($$SELECT slot, previous_end FROM pg_temp.acquire('p31', 'f', 10, '1 minute')$$,
 	$$VALUES (1002, 0::bigint)$$, 'with 10 bits as with 31, the lowest never leased');
 INSERT INTO cosid.lease (namespace, slot, instance, expires_at)

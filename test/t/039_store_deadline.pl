@@ -421,7 +421,7 @@ $r->stop;
 
 # a wait for a lock is logged when the deadlock check runs, after the
 # store's deadlock_timeout (1 s)
-$store->append_conf('postgresql.conf', 'log_lock_waits = on');
+$store->append_conf('postgresql.conf', "log_lock_waits = on\ndeadlock_timeout = '1s'");
 $store->reload;
 $log_from = -s $store->logfile;
 $store->safe_psql('postgres', q{INSERT INTO cosid.lease_namespace (namespace) VALUES ('ns039q')});
