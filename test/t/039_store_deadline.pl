@@ -95,12 +95,29 @@ sub store_failures
 {
 	my ($function) = @_;
 	my @at;
-	for my $line (split /\n/, slurp_file($store->logfile))
+	for my $line (store_log_since(0))
 	{
 		push @at, int($1 * 1000)
 		  if $line =~ /^(\d+\.\d+) \[\d+\] ERROR:  function cosid\.\Q$function\E\(/;
 	}
 	return @at;
+}
+
+# A psql session on $node, fed from the string $in refers to as the test
+# goes (IPC::Run), its output in $out and $err; $timeout s at most, if given.
+sub psql_session
+{
+	my ($node, $in, $out, $err, $timeout) = @_;
+	return IPC::Run::start(
+		[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port, '-d', 'postgres' ],
+		'<', $in, '>', $out, '2>', $err, defined $timeout ? IPC::Run::timeout($timeout) : ());
+}
+
+# The store's log lines written after byte $from.
+sub store_log_since
+{
+	my ($from) = @_;
+	return split /\n/, substr(slurp_file($store->logfile), $from);
 }
 
 # A lease-mode server's last renewal (Unix ms, the turn that sent it) and
@@ -131,9 +148,7 @@ like($node->safe_psql('postgres', q{SELECT cosid_next('seg')}), qr/^\d+$/,
 rename_store_functions(1);
 my $t_break = now_ms();
 my ($loop_in, $loop_out, $loop_err) = ('', '', '');
-my $loop = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port, '-d', 'postgres' ],
-	'<', \$loop_in, '>', \$loop_out, '2>', \$loop_err);
+my $loop = psql_session($node, \$loop_in, \$loop_out, \$loop_err);
 
 # ask for a number every 0.1 s for $ms
 sub ask_for
@@ -363,9 +378,7 @@ ok(poll_until(20, sub { ($l1, $r_failures0) = renewal_state($r); $l1 ne $l0 }, 2
 # renewal gives up after half what its lease has left: 2 s)
 usleep(($l1 + $period_ms - 500 - now_ms()) * 1000) if $l1 + $period_ms - 500 > now_ms();
 my ($lk_in, $lk_out, $lk_err) = ("BEGIN;\nSELECT 1 FROM cosid.lease WHERE namespace = 'ns039r' FOR UPDATE;\n", '', '');
-my $locker = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-h', $store->host, '-p', $store->port, '-d', 'postgres' ],
-	'<', \$lk_in, '>', \$lk_out, '2>', \$lk_err, IPC::Run::timeout(30));
+my $locker = psql_session($store, \$lk_in, \$lk_out, \$lk_err, 30);
 $locker->pump_nb;
 my $waiting = poll_until(5, sub {
 	$locker->pump_nb;
@@ -384,7 +397,7 @@ poll_until(20, sub {
 	# first duration its backend logged after it
 	my %running;
 	@renewals = ();
-	for my $line (split /\n/, substr(slurp_file($store->logfile), $log_from))
+	for my $line (store_log_since($log_from))
 	{
 		if ($line =~ /^(\d+\.\d+) \[(\d+)\] LOG:  execute [^:]*: SELECT pg_catalog\.date_part\('epoch', cosid\.lease_renew\(/)
 		{
@@ -427,9 +440,7 @@ $log_from = -s $store->logfile;
 $store->safe_psql('postgres', q{INSERT INTO cosid.lease_namespace (namespace) VALUES ('ns039q')});
 my ($nl_in, $nl_out, $nl_err) =
   ("BEGIN;\nSELECT 1 FROM cosid.lease_namespace WHERE namespace = 'ns039q' FOR UPDATE;\n", '', '');
-my $holder = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-h', $store->host, '-p', $store->port, '-d', 'postgres' ],
-	'<', \$nl_in, '>', \$nl_out, '2>', \$nl_err, IPC::Run::timeout(60));
+my $holder = psql_session($store, \$nl_in, \$nl_out, \$nl_err, 60);
 $holder->pump_nb;
 ok(poll_until(10, sub {
 		$holder->pump_nb;
@@ -453,9 +464,7 @@ my $t_wait = now_ms();
 # a plain statement waits behind it too: its wait is logged (the check runs)
 my ($pl_in, $pl_out, $pl_err) =
   ("SELECT 1 FROM cosid.lease_namespace WHERE namespace = 'ns039q' FOR UPDATE;\n\\q\n", '', '');
-my $plain = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-h', $store->host, '-p', $store->port, '-d', 'postgres' ],
-	'<', \$pl_in, '>', \$pl_out, '2>', \$pl_err, IPC::Run::timeout(60));
+my $plain = psql_session($store, \$pl_in, \$pl_out, \$pl_err, 60);
 my $plain_pid = '';
 poll_until(5, sub {
 	$holder->pump_nb;
@@ -478,7 +487,7 @@ ok(defined wait_for_lease($q, 20), 'part 6: once it is let go, the server leases
 # the store's log: each acquire's backend and when it began, the lock
 # timeout, and the waits the deadlock check logged
 my (@acquires, @timeouts, %logged_wait);
-for my $line (split /\n/, substr(slurp_file($store->logfile), $log_from))
+for my $line (store_log_since($log_from))
 {
 	push @acquires, [ $2, $1 * 1000 ]
 	  if $line =~ /^(\d+\.\d+) \[(\d+)\] LOG:  execute [^:]*: SELECT slot, previous_end, token FROM cosid\.lease_acquire\(/;
