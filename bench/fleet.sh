@@ -50,7 +50,8 @@
 #   BENCH_FLEET_SEGMENTS=10     segment ranges a second the fleet takes
 #   BENCH_FLEET_RESTARTS=2      virtual servers a second that release their slot and acquire one again
 #   BENCH_FLEET_PORT=54350      the store's port (PgBouncer: +1; real servers: +2, +3)
-#   BENCH_FLEET_ROUTES="direct pgbouncer"  the routes measured
+#   BENCH_FLEET_ROUTES="direct pgbouncer"  the routes measured (none: no
+#                               fleet rows, the floor's and Patroni's alone)
 #   BENCH_FLEET_FAILOVER=       N: one more row through PgBouncer, N busy holders
 #                               whose store crashes (pg_ctl stop -m immediate) 5 s
 #                               into the measured seconds and starts again; its
@@ -100,6 +101,13 @@
 #                               than BENCH_FLEET_RENEW_MS, 700, is left): 1000
 #                               is what a busy server did before 1.4 (a
 #                               renewal every 300 ms)
+#   BENCH_FLEET_FLOOR=1         after the fleet's rows, the floor's: the
+#                               largest fleet's rate of calls, sent by pgbench
+#                               over 20 and over N connections, each call only
+#                               SELECT 1, only one row's UPDATE (committed
+#                               synchronously, and not), or the renewal: the
+#                               store's CPU for each (0 leaves them out; see
+#                               floor_rows below)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -n "${PGBIN:-}" ] || use_pg "$PG_VERSION" || exit 1
@@ -175,7 +183,7 @@ cleanup() {
 	for p in "${pids_to_stop[@]}"; do kill "$p" 2>/dev/null || true; done
 	if [ -d "$WORK" ] && mkdir -p "$REPO/tmp/bench/fleet-$PG_VERSION-logs" 2>/dev/null; then
 		rm -f "$REPO/tmp/bench/fleet-$PG_VERSION-logs"/*
-		cp "$WORK"/fleet-*.err "$REPO/tmp/bench/fleet-$PG_VERSION-logs/" 2>/dev/null || true
+		cp "$WORK"/fleet-*.err "$WORK"/floor-*.log "$REPO/tmp/bench/fleet-$PG_VERSION-logs/" 2>/dev/null || true
 		cp "$STORE/server.log" "$REPO/tmp/bench/fleet-$PG_VERSION-logs/store.log" 2>/dev/null || true
 	fi
 	[ -f "$WORK/bouncer.pid" ] && kill "$(cat "$WORK/bouncer.pid")" 2>/dev/null || true
@@ -465,7 +473,7 @@ run() {
 # an idle store first: the real servers alone
 sleep 3
 for route in $ROUTES; do
-	case "$route" in direct | pgbouncer) ;; *) echo "bench: BENCH_FLEET_ROUTES: no route '$route'" >&2; exit 2 ;; esac
+	case "$route" in direct | pgbouncer) ;; none) continue ;; *) echo "bench: BENCH_FLEET_ROUTES: no route '$route'" >&2; exit 2 ;; esac
 	if [ "$route" = pgbouncer ]; then
 		[ -n "$PGBOUNCER" ] || { echo "fleet: pgbouncer is not installed: no PgBouncer rows"; break; }
 		point_real "$BOUNCER"
@@ -478,6 +486,105 @@ for route in $ROUTES; do
 		STORE_PID=$(head -1 "$STORE/postmaster.pid")
 	fi
 done
+
+# The floor (BENCH_FLEET_FLOOR): what this machine's store spends on the
+# fleet's rate of calls when each call is only a wakeup, or only one row's
+# update, so that the fleet's rows can be read against what no lease
+# protocol of one durable write per renewal can go below.  pgbench, on the
+# simulator's CPUs, sends the largest fleet's renewal rate (N servers every
+# TTL / 2: 205 a second at 1,024 and 10 s) over PgBouncer's 20 connections
+# and over N (as direct servers), each statement as its own transaction
+# (extended protocol, as the worker sends):
+#   select_1       SELECT 1: a backend woken, a statement parsed and answered
+#   update         one row of a plain table of N rows updated by its primary
+#                  key (the renewal's UPDATE without the function), committed
+#                  synchronously: the floor of one durable write per renewal
+#   update_async   the same with synchronous_commit = off (not safe for a
+#                  lease: what the WAL flush costs)
+#   lease_renew    the renewal as the worker sends it (its statement from
+#                  src/slot_lease.c) on N leases of a namespace of its own
+# Each row: the store's CPU over BENCH_FLEET_SECONDS, once every connection
+# is made and 5 s have passed, and what one call cost it (µs of CPU).
+# the store's CPU time in ns: each live process's from the scheduler
+# (/proc/PID/schedstat; /proc/PID/stat's ticks are truncated to 10 ms for
+# each of its 1,024 backends, see bench/fleet.c), the reaped ones' from the
+# postmaster's cutime and cstime
+floor_ns() {
+	local pm t=0 p a tick
+	pm=$(head -1 "$STORE/postmaster.pid")
+	tick=$((1000000000 / $(getconf CLK_TCK)))
+	for p in $pm $(pgrep -P "$pm"); do
+		read -r a _ <"/proc/$p/schedstat" 2>/dev/null && t=$((t + a))
+	done
+	read -r -a a <"/proc/$pm/stat"
+	echo $((t + (a[15] + a[16]) * tick))
+}
+floor_row() {
+	local name=$1 conns=$2 rate=$3 opts=$4 pid t0 c0 t1 c1 cpu
+	as_pg bash -c "ulimit -n 8192 && PGOPTIONS='$opts' exec ${on_rest[*]} pgbench -n -M extended -c $conns -j 1 -R $rate -T 900 \
+		-D n=$FLOOR_N -D ttl='$TTL s' -D tok=$FLOOR_TOKEN -D ns=floor -D we=0 -f '$WORK/floor-$name.sql' \
+		-h 127.0.0.1 -p $PORT postgres" >"$WORK/floor-$name-$conns.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1200); do
+		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -ge "$conns" ] && break
+		sleep 0.1
+	done
+	sleep 5
+	t0=$(date +%s%N)
+	c0=$(floor_ns)
+	sleep "$SECS"
+	t1=$(date +%s%N)
+	c1=$(floor_ns)
+	pkill -INT -f "floor-$name.sql" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	for _ in $(seq 600); do
+		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -eq 0 ] && break
+		sleep 0.1
+	done
+	cpu=$(awk -v c="$((c1 - c0))" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * c / ns }')
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$conns" "$rate" "$cpu" \
+		"$(awk -v p="$cpu" -v r="$rate" 'BEGIN { printf "%.0f", p / 100 * 1e6 / r }')" >>"$FLOOR_RESULTS"
+	tail -1 "$FLOOR_RESULTS"
+}
+floor_rows() {
+	local n=${SIZES##* } rate conns name
+	FLOOR_N=$n
+	FLOOR_TOKEN=00000000-0000-4000-8000-00000000f100
+	rate=$(awk -v n="$n" -v ttl="$TTL" 'BEGIN { printf "%.1f", n / (ttl / 2) }')
+	echo
+	echo "== the floor: $rate calls a second (1 every TTL / 2 from each of $n servers) that do less than a renewal"
+	# a table shaped as cosid.lease; N leases of a namespace of the floor's
+	# own, their instance ids the slot numbers and one token for all (set as
+	# the store's superuser), so that a pgbench script can renew any of them
+	spsql -c 'CREATE TABLE floor_lease (slot integer PRIMARY KEY, expires_at timestamptz NOT NULL,
+			renewed_at timestamptz, window_end bigint NOT NULL DEFAULT 0)' \
+		-c "INSERT INTO floor_lease SELECT g, now(), now() FROM generate_series(0, $n - 1) g" \
+		-c "SELECT count(*) FROM generate_series(0, $n - 1) g, cosid.lease_acquire('floor', 'floor-' || g, 11, '$TTL s')" \
+		-c "UPDATE cosid.lease SET instance = slot::text, token = '$FLOOR_TOKEN' WHERE namespace = 'floor'" \
+		-c 'VACUUM ANALYZE floor_lease' -c 'VACUUM ANALYZE cosid.lease' >/dev/null
+	echo 'SELECT 1;' >"$WORK/floor-select_1.sql"
+	printf '%s\n' '\set s random(0, :n - 1)' \
+		"UPDATE floor_lease SET expires_at = pg_catalog.clock_timestamp() + :ttl::pg_catalog.interval, renewed_at = pg_catalog.clock_timestamp() WHERE slot = :s;" \
+		>"$WORK/floor-update.sql"
+	cp "$WORK/floor-update.sql" "$WORK/floor-update_async.sql"
+	# the worker's renewal, its parameters pgbench's variables
+	{
+		echo '\set s random(0, :n - 1)'
+		sed -n '2{s/\$1/:ns/; s/\$2/:s/; s/\$3/:s/; s/\$4/:tok/; s/\$5/:we/; s/\$6/:ttl/; s/$/;/; p}' "$WORK/fleet.sql"
+	} >"$WORK/floor-lease_renew.sql"
+	grep -q 'cosid.lease_renew(:ns' "$WORK/floor-lease_renew.sql" ||
+		{ echo "fleet: the renewal is not the second statement of bench/fleet_sql.py's output: no floor rows" >&2; return 1; }
+	[ "$(id -u)" -ne 0 ] || chown postgres "$WORK"/floor-*.sql
+	FLOOR_RESULTS=$WORK/fleet-floor.tsv
+	printf 'statement\tconnections\tcalls_per_s\tstore_cpu_pct\tcpu_us_per_call\n' >"$FLOOR_RESULTS"
+	for conns in 20 "$n"; do
+		for name in select_1 update update_async lease_renew; do
+			floor_row "$name" "$conns" "$rate" "$([ "$name" = update_async ] && echo '-c synchronous_commit=off')"
+		done
+	done
+}
+FLOOR_RESULTS=
+[ "${BENCH_FLEET_FLOOR:-1}" = 0 ] || floor_rows || true
 
 # The store a Patroni cluster (docs/operations.md's recipe, with
 # test/t/076_patroni.pl's settings): a switchover, then a hard kill of the
@@ -582,6 +689,14 @@ echo
 awk -F'\t' 'NR > 1 && $3 == 1024 && $2 == "busy" {
 	printf "target: 1,024 busy holders %s: store CPU %s%% of one core (<= 10%%): %s; renewal p99 %s ms (<= 10 ms): %s\n",
 		$1, $4, ($4 <= 10 ? "OK" : "MISSED"), $8, ($8 <= 10 ? "OK" : "MISSED") }' "$RESULTS"
+if [ -n "$FLOOR_RESULTS" ] && [ -s "$FLOOR_RESULTS" ]; then
+	echo
+	column -t -s $'\t' "$FLOOR_RESULTS"
+	awk -F'\t' 'NR > 1 && $1 == "update" {
+		printf "floor: one synchronous UPDATE a renewal, over %s connections, takes %s%% of one core on this machine\n", $2, $4 }' "$FLOOR_RESULTS"
+	mkdir -p "$REPO/tmp/bench" 2>/dev/null && cp "$FLOOR_RESULTS" "$REPO/tmp/bench/fleet-$PG_VERSION-floor.tsv" &&
+		echo "table: tmp/bench/fleet-$PG_VERSION-floor.tsv"
+fi
 
 mkdir -p "$REPO/tmp/bench" 2>/dev/null && cp "$RESULTS" "$REPO/tmp/bench/fleet-$PG_VERSION.tsv" &&
 	echo "table: tmp/bench/fleet-$PG_VERSION.tsv"
