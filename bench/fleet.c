@@ -727,7 +727,8 @@ proc_ns(int pid, long ticks)
 		int			got = fscanf(f, "%lld", &ns);
 
 		fclose(f);
-		if (got == 1)
+		/* a kernel without schedstats reads 0: fall back to the ticks */
+		if (got == 1 && (ns > 0 || ticks == 0))
 			return ns;
 	}
 	return ticks * (1000000000LL / sysconf(_SC_CLK_TCK));

@@ -514,7 +514,7 @@ floor_ns() {
 	pm=$(head -1 "$STORE/postmaster.pid")
 	tick=$((1000000000 / $(getconf CLK_TCK)))
 	for p in $pm $(pgrep -P "$pm"); do
-		read -r a _ <"/proc/$p/schedstat" 2>/dev/null && t=$((t + a))
+		{ read -r a _ <"/proc/$p/schedstat"; } 2>/dev/null && t=$((t + a))
 	done
 	read -r -a a <"/proc/$pm/stat"
 	echo $((t + (a[15] + a[16]) * tick))
@@ -525,17 +525,28 @@ floor_row() {
 		-D n=$FLOOR_N -D ttl='$TTL s' -D tok=$FLOOR_TOKEN -D ns=floor -D we=0 -f '$WORK/floor-$name.sql' \
 		-h 127.0.0.1 -p $PORT postgres" >"$WORK/floor-$name-$conns.log" 2>&1 &
 	pid=$!
+	pids_to_stop+=("$pid")
+	local up=0
 	for _ in $(seq 1200); do
-		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -ge "$conns" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -ge "$conns" ] && { up=1; break; }
 		sleep 0.1
 	done
+	if [ "$up" = 0 ]; then
+		# pgbench ended or never made every connection: no row to read
+		echo "fleet: the floor's $name over $conns connections did not connect (see $WORK/floor-$name-$conns.log)" >&2
+		pkill -INT -f -- "$WORK/floor-$name.sql" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		printf '%s\t%s\t%s\t-\t-\n' "$name" "$conns" "$rate" >>"$FLOOR_RESULTS"
+		return 0
+	fi
 	sleep 5
 	t0=$(date +%s%N)
 	c0=$(floor_ns)
 	sleep "$SECS"
 	t1=$(date +%s%N)
 	c1=$(floor_ns)
-	pkill -INT -f "floor-$name.sql" 2>/dev/null || true
+	pkill -INT -f -- "$WORK/floor-$name.sql" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	for _ in $(seq 600); do
 		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -eq 0 ] && break
@@ -547,7 +558,8 @@ floor_row() {
 	tail -1 "$FLOOR_RESULTS"
 }
 floor_rows() {
-	local n=${SIZES##* } rate conns name
+	local n rate conns name
+	n=$(printf '%s\n' $SIZES | sort -n | tail -1)
 	FLOOR_N=$n
 	FLOOR_TOKEN=00000000-0000-4000-8000-00000000f100
 	rate=$(awk -v n="$n" -v ttl="$TTL" 'BEGIN { printf "%.1f", n / (ttl / 2) }')
@@ -561,7 +573,7 @@ floor_rows() {
 		-c "INSERT INTO floor_lease SELECT g, now(), now() FROM generate_series(0, $n - 1) g" \
 		-c "SELECT count(*) FROM generate_series(0, $n - 1) g, cosid.lease_acquire('floor', 'floor-' || g, 11, '$TTL s')" \
 		-c "UPDATE cosid.lease SET instance = slot::text, token = '$FLOOR_TOKEN' WHERE namespace = 'floor'" \
-		-c 'VACUUM ANALYZE floor_lease' -c 'VACUUM ANALYZE cosid.lease' >/dev/null
+		-c 'VACUUM ANALYZE floor_lease' -c 'VACUUM ANALYZE cosid.lease' >/dev/null || return 1
 	echo 'SELECT 1;' >"$WORK/floor-select_1.sql"
 	printf '%s\n' '\set s random(0, :n - 1)' \
 		"UPDATE floor_lease SET expires_at = pg_catalog.clock_timestamp() + :ttl::pg_catalog.interval, renewed_at = pg_catalog.clock_timestamp() WHERE slot = :s;" \
