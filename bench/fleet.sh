@@ -519,6 +519,17 @@ floor_ns() {
 	read -r -a a <"/proc/$pm/stat"
 	echo $((t + (a[15] + a[16]) * tick))
 }
+# the store's pgbench connections, and stopping a floor row's pgbench
+# until none is left (so that the next row counts only its own)
+floor_conns() { spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"; }
+floor_stop() {
+	pkill -INT -f -- "$WORK/floor-$1.sql" 2>/dev/null || true
+	wait "$2" 2>/dev/null || true
+	for _ in $(seq 600); do
+		[ "$(floor_conns)" -eq 0 ] && break
+		sleep 0.1
+	done
+}
 floor_row() {
 	local name=$1 conns=$2 rate=$3 opts=$4 pid t0 c0 t1 c1 cpu
 	as_pg bash -c "ulimit -n 8192 && PGOPTIONS='$opts' exec ${on_rest[*]} pgbench -n -M extended -c $conns -j 1 -R $rate -T 900 \
@@ -529,14 +540,13 @@ floor_row() {
 	local up=0
 	for _ in $(seq 1200); do
 		kill -0 "$pid" 2>/dev/null || break
-		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -ge "$conns" ] && { up=1; break; }
+		[ "$(floor_conns)" -ge "$conns" ] && { up=1; break; }
 		sleep 0.1
 	done
 	if [ "$up" = 0 ]; then
 		# pgbench ended or never made every connection: no row to read
 		echo "fleet: the floor's $name over $conns connections did not connect (see $WORK/floor-$name-$conns.log)" >&2
-		pkill -INT -f -- "$WORK/floor-$name.sql" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+		floor_stop "$name" "$pid"
 		printf '%s\t%s\t%s\t-\t-\n' "$name" "$conns" "$rate" >>"$FLOOR_RESULTS"
 		return 0
 	fi
@@ -546,12 +556,7 @@ floor_row() {
 	sleep "$SECS"
 	t1=$(date +%s%N)
 	c1=$(floor_ns)
-	pkill -INT -f -- "$WORK/floor-$name.sql" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	for _ in $(seq 600); do
-		[ "$(spsql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" -eq 0 ] && break
-		sleep 0.1
-	done
+	floor_stop "$name" "$pid"
 	cpu=$(awk -v c="$((c1 - c0))" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * c / ns }')
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$conns" "$rate" "$cpu" \
 		"$(awk -v p="$cpu" -v r="$rate" 'BEGIN { printf "%.0f", p / 100 * 1e6 / r }')" >>"$FLOOR_RESULTS"
